@@ -1,0 +1,72 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ALL_REDUCE_EXPERIMENT_H
+#define ALL_REDUCE_EXPERIMENT_H
+
+#include "collective-runner.h"
+
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/roce-fabric-helper.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief A ring all-reduce over every host of a topology on RoCEv2: builds the routes, the
+ * fabric, one rank per host (rank i = host i) and the ring; runs a size sweep; and knows the
+ * alpha-beta lower bound of each size on this topology. Programs, tests and benchmarks share it.
+ */
+class AllReduceExperiment
+{
+  public:
+    /// Build everything for this topology; ECMP hashes are seeded with the run's seed.
+    AllReduceExperiment(const FabricTopology& topology, uint64_t seed);
+    ~AllReduceExperiment();
+
+    /**
+     * Run the sizes one after another and return when done or at stop (if > 0).
+     * \param sizes buffer sizes per rank
+     * \param stop simulated time limit, or 0
+     */
+    void Run(const std::vector<uint64_t>& sizes, Time stop);
+
+    const std::vector<CollectiveResult>& GetResults() const;
+    bool IsFinished() const;
+    uint32_t GetNRanks() const;
+
+    /// Latency of the slowest ring hop for a frame carrying this payload (alpha).
+    Time GetAlpha(uint32_t lastPayload) const;
+    /// Payload bandwidth of a rank's link in bytes/s (B).
+    double GetPayloadBandwidth() const;
+    /// Alpha-beta lower bound of a ring all-reduce of this size, in seconds.
+    double GetBoundSeconds(uint64_t bytes) const;
+
+    uint64_t GetPacketHops() const;
+    std::map<std::string, uint64_t> GetDrops() const;
+    /// Data packets retransmitted by all QPs (go-back-N and timeouts).
+    uint64_t GetRetransmissions() const;
+    const RoceFabricHelper& GetFabric() const;
+    const EcmpRouteTable& GetRoutes() const;
+
+  private:
+    static void StopSimulation();
+
+    FabricTopology m_topology;
+    EcmpRouteTable m_routes;
+    RoceFabricHelper m_fabric;
+    std::vector<Ptr<CollectiveApp>> m_apps;
+    std::unique_ptr<CollectiveRunner> m_runner;
+    uint32_t m_payload;
+};
+
+} // namespace ns3
+
+#endif /* ALL_REDUCE_EXPERIMENT_H */

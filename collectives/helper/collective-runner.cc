@@ -1,0 +1,83 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-runner.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveRunner");
+
+CollectiveRunner::CollectiveRunner(std::vector<Ptr<CollectiveApp>> apps)
+    : m_apps(std::move(apps))
+{
+}
+
+void
+CollectiveRunner::ScheduleAllReduceSweep(const std::vector<uint64_t>& sizes, Time start)
+{
+    NS_ABORT_MSG_IF(!m_sizes.empty(), "one sweep per runner");
+    m_sizes = sizes;
+    Simulator::Schedule(start, &CollectiveRunner::StartNext, this);
+}
+
+void
+CollectiveRunner::StartNext()
+{
+    if (m_next >= m_sizes.size())
+    {
+        if (!m_finished.IsNull())
+        {
+            m_finished();
+        }
+        return;
+    }
+    const uint64_t bytes = m_sizes[m_next];
+    m_results.push_back({"all_reduce",
+                         "ring",
+                         bytes,
+                         static_cast<uint32_t>(m_apps.size()),
+                         Simulator::Now(),
+                         Time(0)});
+    m_ranksDone = 0;
+    for (auto& app : m_apps)
+    {
+        app->StartAllReduce(bytes, m_next, MakeCallback(&CollectiveRunner::RankDone, this));
+    }
+}
+
+void
+CollectiveRunner::RankDone(uint32_t /*rank*/, uint32_t op)
+{
+    NS_ASSERT(op == m_next);
+    if (++m_ranksDone == m_apps.size())
+    {
+        m_results.back().end = Simulator::Now();
+        ++m_next;
+        StartNext();
+    }
+}
+
+bool
+CollectiveRunner::IsFinished() const
+{
+    return m_next >= m_sizes.size() && !m_sizes.empty();
+}
+
+const std::vector<CollectiveResult>&
+CollectiveRunner::GetResults() const
+{
+    return m_results;
+}
+
+void
+CollectiveRunner::SetFinishedCallback(Callback<void> cb)
+{
+    m_finished = cb;
+}
+
+} // namespace ns3

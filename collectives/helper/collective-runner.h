@@ -1,0 +1,59 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COLLECTIVE_RUNNER_H
+#define COLLECTIVE_RUNNER_H
+
+#include "ns3/collective-app.h"
+#include "ns3/nstime.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// One finished collective, as nccl-tests reports it.
+struct CollectiveResult
+{
+    std::string op;   //!< "all_reduce"
+    std::string algo; //!< "ring"
+    uint64_t bytes;   //!< buffer size per rank
+    uint32_t ranks;
+    Time start;
+    Time end; //!< when the last rank finished
+};
+
+/**
+ * \ingroup collectives
+ * \brief Runs a sequence of collectives on a communicator, one at a time like nccl-tests'
+ * size sweep: operation k+1 starts on every rank when the last rank finished operation k
+ * (an instantaneous barrier), so each size is timed alone.
+ */
+class CollectiveRunner
+{
+  public:
+    explicit CollectiveRunner(std::vector<Ptr<CollectiveApp>> apps);
+
+    /// Run ring all-reduces of these sizes in order, the first at time start.
+    void ScheduleAllReduceSweep(const std::vector<uint64_t>& sizes, Time start);
+    bool IsFinished() const;
+    const std::vector<CollectiveResult>& GetResults() const;
+    /// Called once when the whole sequence has finished.
+    void SetFinishedCallback(Callback<void> cb);
+
+  private:
+    void StartNext();
+    void RankDone(uint32_t rank, uint32_t op);
+
+    std::vector<Ptr<CollectiveApp>> m_apps;
+    std::vector<uint64_t> m_sizes;
+    std::vector<CollectiveResult> m_results;
+    uint32_t m_next{0};
+    uint32_t m_ranksDone{0};
+    Callback<void> m_finished;
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_RUNNER_H */

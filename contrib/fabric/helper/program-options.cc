@@ -1,0 +1,664 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "program-options.h"
+
+#include "ns3-argument-validator.h"
+#include "units.h"
+
+#include "ns3/abort.h"
+#include "ns3/callback.h"
+#include "ns3/command-line.h"
+#include "ns3/log.h"
+#include "ns3/rng-seed-manager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("ProgramOptions");
+
+namespace
+{
+
+/** ns3::CommandLine's built-in options (command-line.cc, HandleHardOptions). */
+const char* const HARD_OPTIONS[] = {"PrintHelp",
+                                    "help",
+                                    "PrintVersion",
+                                    "version",
+                                    "PrintGroups",
+                                    "PrintTypeIds",
+                                    "PrintGlobals",
+                                    "PrintGroup",
+                                    "PrintAttributes"};
+
+/** \param name option name \return whether CommandLine handles it itself */
+bool
+IsHardOption(const std::string& name)
+{
+    return std::find(std::begin(HARD_OPTIONS), std::end(HARD_OPTIONS), name) !=
+           std::end(HARD_OPTIONS);
+}
+
+/** \param text value \param max largest value \return the unsigned integer \throw InputError */
+uint64_t
+ParseUnsigned(const std::string& text, uint64_t max)
+{
+    const std::string expected = "an integer from 0 to " + std::to_string(max);
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    {
+        throw InputError("\"" + text + "\" is not a non-negative integer", expected);
+    }
+    uint64_t v = 0;
+    for (char c : text)
+    {
+        const auto d = static_cast<uint64_t>(c - '0');
+        if (v > (max - d) / 10)
+        {
+            throw InputError("\"" + text + "\" is too large", expected);
+        }
+        v = v * 10 + d;
+    }
+    return v;
+}
+
+/** \param text value \return the number \throw InputError unless a finite decimal number */
+double
+ParseDouble(const std::string& text)
+{
+    const std::string expected = "a number, e.g. 0.5 or 1e-3";
+    // strtod also takes "inf", "nan", hex and leading spaces; allow only plain decimals.
+    if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
+    {
+        throw InputError("\"" + text + "\" is not a number", expected);
+    }
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v))
+    {
+        throw InputError("\"" + text + "\" is not a number", expected);
+    }
+    return v;
+}
+
+/** \param text value \return the boolean \throw InputError */
+bool
+ParseBool(const std::string& text)
+{
+    std::string s = text;
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (s == "true" || s == "1" || s == "yes" || s == "on")
+    {
+        return true;
+    }
+    if (s == "false" || s == "0" || s == "no" || s == "off")
+    {
+        return false;
+    }
+    throw InputError("\"" + text + "\" is not a boolean", "true or false");
+}
+
+/** \param words words \return "a, b or c" */
+std::string
+JoinOr(const std::vector<std::string>& words)
+{
+    std::string s;
+    for (std::size_t i = 0; i < words.size(); ++i)
+    {
+        s += (i == 0 ? "" : (i + 1 == words.size() ? " or " : ", ")) + words[i];
+    }
+    return s;
+}
+
+/** \param a a word \param b another \return the edit distance between them */
+std::size_t
+EditDistance(const std::string& a, const std::string& b)
+{
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+    {
+        row[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i)
+    {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+        {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/** \param value option value \return true: help is printed by CommandLine, never parsed */
+bool
+AcceptForHelp(std::string value)
+{
+    return true;
+}
+
+} // namespace
+
+ProgramOptions::ProgramOptions(const std::string& program, const std::string& description)
+    : m_program(program),
+      m_description(description),
+      // Defaults from shared/USERS.md ("Common to every program").
+      m_outDir("out/" + program + "/"),
+      m_seed(1), // ns-3's own RngSeed default
+      m_fabric{"roce"},
+      m_pcapDir(""),
+      m_stop(Time(0)),
+      m_stopText("0"),
+      m_ns3Args(nlohmann::json::object())
+{
+    Add({"out",
+         "output directory for summary.json, CSV series and plots",
+         m_outDir,
+         false,
+         [this](const std::string& v) {
+             if (v.empty())
+             {
+                 throw InputError("empty directory", "a directory, e.g. out/run1/");
+             }
+             m_outDir = v;
+         },
+         [this]() { return nlohmann::json(m_outDir); }});
+    Add({"seed",
+         "random seed (ns-3 RngSeed), an integer >= 1",
+         "1",
+         false,
+         [this](const std::string& v) {
+             const uint64_t seed = ParseUnsigned(v, std::numeric_limits<uint32_t>::max());
+             if (seed == 0)
+             {
+                 throw InputError("seed 0 makes the MRG32k3a generator degenerate",
+                                  "an integer from 1 to 4294967295");
+             }
+             m_seed = static_cast<uint32_t>(seed);
+         },
+         [this]() { return nlohmann::json(m_seed); }});
+    Add({"fabric",
+         "link layer: roce (RoCEv2 over lossless Ethernet), ib (InfiniBand) or tcp",
+         "roce",
+         false,
+         [this](const std::string& v) {
+             const std::vector<std::string> known = {"roce", "ib", "tcp"};
+             std::vector<std::string> list;
+             std::string::size_type start = 0;
+             while (true)
+             {
+                 const auto comma = v.find(',', start);
+                 list.push_back(v.substr(start, comma - start));
+                 if (comma == std::string::npos)
+                 {
+                     break;
+                 }
+                 start = comma + 1;
+             }
+             const std::string expected =
+                 m_fabricList ? "a comma-separated list of roce, ib, tcp" : JoinOr(known);
+             if (list.size() > 1 && !m_fabricList)
+             {
+                 throw InputError("this program runs one fabric at a time, got \"" + v + "\"",
+                                  expected);
+             }
+             for (std::size_t i = 0; i < list.size(); ++i)
+             {
+                 if (std::find(known.begin(), known.end(), list[i]) == known.end())
+                 {
+                     throw InputError("\"" + list[i] + "\" is not a fabric", expected);
+                 }
+                 if (std::find(list.begin(), list.begin() + i, list[i]) != list.begin() + i)
+                 {
+                     throw InputError("\"" + list[i] + "\" is listed twice", expected);
+                 }
+             }
+             m_fabric = list;
+         },
+         [this]() {
+             return m_fabricList ? nlohmann::json(m_fabric) : nlohmann::json(m_fabric.front());
+         }});
+    Add({"pcap",
+         "write pcap traces into this directory (empty: no pcap)",
+         "",
+         false,
+         [this](const std::string& v) { m_pcapDir = v; },
+         [this]() { return nlohmann::json(m_pcapDir); }});
+    Add({"stop",
+         "stop the simulation at this simulated time, e.g. 2ms (0: run to completion)",
+         "0",
+         false,
+         [this](const std::string& v) {
+             m_stop = ParseTime(v);
+             m_stopText = v;
+         },
+         [this]() { return nlohmann::json(m_stopText); }});
+}
+
+void
+ProgramOptions::Add(Option option)
+{
+    const std::string& n = option.name;
+    NS_ABORT_MSG_IF(n.empty() || n[0] == '-' || n.find('=') != std::string::npos ||
+                        n.find("::") != std::string::npos || n == "ns3",
+                    "ProgramOptions: bad option name \"" << n << "\"");
+    NS_ABORT_MSG_IF(IsHardOption(n) || Ns3ArgumentValidator::IsGlobal(n),
+                    "ProgramOptions: option --" << n << " hides an ns-3 option");
+    for (const auto& o : m_options)
+    {
+        NS_ABORT_MSG_IF(o.name == n, "ProgramOptions: option --" << n << " added twice");
+    }
+    m_options.push_back(std::move(option));
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, std::string& value)
+{
+    Add({name,
+         help,
+         value,
+         false,
+         [&value](const std::string& v) { value = v; },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, uint32_t& value)
+{
+    Add({name,
+         help,
+         std::to_string(value),
+         false,
+         [&value](const std::string& v) {
+             value = static_cast<uint32_t>(ParseUnsigned(v, std::numeric_limits<uint32_t>::max()));
+         },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, uint64_t& value)
+{
+    Add({name,
+         help,
+         std::to_string(value),
+         false,
+         [&value](const std::string& v) {
+             value = ParseUnsigned(v, std::numeric_limits<uint64_t>::max());
+         },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, double& value)
+{
+    std::ostringstream def;
+    def << value;
+    Add({name,
+         help,
+         def.str(),
+         false,
+         [&value](const std::string& v) { value = ParseDouble(v); },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, bool& value)
+{
+    Add({name,
+         help,
+         value ? "true" : "false",
+         true,
+         [&value](const std::string& v) { value = ParseBool(v); },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, Time& value)
+{
+    auto text = std::make_shared<std::string>(FormatTime(value));
+    Add({name,
+         help,
+         *text,
+         false,
+         [&value, text](const std::string& v) {
+             value = ParseTime(v);
+             *text = v;
+         },
+         [text]() { return nlohmann::json(*text); }});
+}
+
+void
+ProgramOptions::AddValue(const std::string& name, const std::string& help, DataRate& value)
+{
+    auto text = std::make_shared<std::string>(FormatRate(value));
+    Add({name,
+         help,
+         *text,
+         false,
+         [&value, text](const std::string& v) {
+             value = ParseRate(v);
+             *text = v;
+         },
+         [text]() { return nlohmann::json(*text); }});
+}
+
+void
+ProgramOptions::AddSize(const std::string& name, const std::string& help, uint64_t& bytes)
+{
+    auto text = std::make_shared<std::string>(FormatSize(bytes));
+    Add({name,
+         help,
+         *text,
+         false,
+         [&bytes, text](const std::string& v) {
+             bytes = ParseSize(v);
+             *text = v;
+         },
+         [text]() { return nlohmann::json(*text); }});
+}
+
+void
+ProgramOptions::AddChoice(const std::string& name,
+                          const std::string& help,
+                          std::string& value,
+                          const std::vector<std::string>& choices)
+{
+    Add({name,
+         help + " (" + JoinOr(choices) + ")",
+         value,
+         false,
+         [&value, choices](const std::string& v) {
+             if (std::find(choices.begin(), choices.end(), v) == choices.end())
+             {
+                 throw InputError("\"" + v + "\" is not a valid choice", JoinOr(choices));
+             }
+             value = v;
+         },
+         [&value]() { return nlohmann::json(value); }});
+}
+
+void
+ProgramOptions::AddParsed(const std::string& name,
+                          const std::string& help,
+                          const std::string& defaultText,
+                          std::function<void(const std::string&)> parse)
+{
+    auto text = std::make_shared<std::string>(defaultText);
+    Add({name,
+         help,
+         defaultText,
+         false,
+         [parse, text](const std::string& v) {
+             parse(v);
+             *text = v;
+         },
+         [text]() { return nlohmann::json(*text); }});
+}
+
+void
+ProgramOptions::AllowFabricList()
+{
+    m_fabricList = true;
+}
+
+void
+ProgramOptions::Parse(int argc, char* argv[])
+{
+    Parse(std::vector<std::string>(argv, argv + argc));
+}
+
+void
+ProgramOptions::Parse(const std::vector<std::string>& args)
+{
+    NS_LOG_FUNCTION(this << args.size());
+    try
+    {
+        DoParse(args);
+    }
+    catch (const InputError& e)
+    {
+        Exit(e, true);
+    }
+    catch (const std::exception& e)
+    {
+        Exit(InputError(e.what(), ""), true);
+    }
+}
+
+void
+ProgramOptions::DoParse(const std::vector<std::string>& args)
+{
+    /** One argument, split. */
+    struct Arg
+    {
+        std::string name;  //!< Without dashes.
+        std::string value; //!< After '=' or the next argument.
+        bool hasValue;     //!< Whether a value was given.
+    };
+
+    std::vector<Arg> parsed;
+    for (std::size_t i = 1; i < args.size(); ++i)
+    {
+        const std::string& a = args[i];
+        // Same prefixes as CommandLine::GetOptionName: "--" or "-".
+        const std::size_t dashes = a.rfind("--", 0) == 0 ? 2 : (a.rfind('-', 0) == 0 ? 1 : 0);
+        if (dashes == 0)
+        {
+            throw InputError("unexpected argument \"" + a + "\"", "options like --name=value");
+        }
+        const std::string body = a.substr(dashes);
+        const auto eq = body.find('=');
+        Arg arg{body.substr(0, eq),
+                eq == std::string::npos ? "" : body.substr(eq + 1),
+                eq != std::string::npos};
+        if (arg.name.empty())
+        {
+            throw InputError("unexpected argument \"" + a + "\"", "options like --name=value");
+        }
+        auto it = std::find_if(m_options.begin(), m_options.end(), [&arg](const Option& o) {
+            return o.name == arg.name;
+        });
+        const bool flag = it != m_options.end() && it->isFlag;
+        const bool takesValue = !flag && (it != m_options.end() || arg.name == "PrintAttributes" ||
+                                          arg.name == "PrintGroup" || !IsHardOption(arg.name));
+        // "--size 64MiB", "-b 8": the next argument is the value unless it is an option.
+        if (!arg.hasValue && takesValue && i + 1 < args.size() && args[i + 1].rfind('-', 0) != 0)
+        {
+            arg.value = args[++i];
+            arg.hasValue = true;
+        }
+        parsed.push_back(arg);
+    }
+
+    // --help and friends win over everything else, as in CommandLine::HandleHardOptions.
+    for (const auto& arg : parsed)
+    {
+        if (!IsHardOption(arg.name))
+        {
+            continue;
+        }
+        if (arg.name == "PrintAttributes")
+        {
+            Ns3ArgumentValidator::CheckTypeId(arg.value, "--PrintAttributes");
+        }
+        CommandLine cmd(m_program);
+        cmd.Usage(m_description +
+                  "\n\nSizes like 64MiB or 1G, rates like 100Gbps, times like 1us or 2ms;"
+                  "\nns-3 attributes as --ns3::Class::Attribute=value.");
+        for (const auto& o : m_options)
+        {
+            cmd.AddValue(o.name, o.help, MakeCallback(&AcceptForHelp), o.defaultText);
+        }
+        cmd.Parse(
+            std::vector<std::string>{args[0],
+                                     "--" + arg.name + (arg.hasValue ? "=" + arg.value : "")});
+        return; // not reached: CommandLine exits after a hard option
+    }
+
+    std::vector<std::string> ns3Args{args.empty() ? m_program : args[0]};
+    bool seedGiven = false;
+    std::string rngSeed;
+    for (const auto& arg : parsed)
+    {
+        auto it = std::find_if(m_options.begin(), m_options.end(), [&arg](const Option& o) {
+            return o.name == arg.name;
+        });
+        if (it != m_options.end())
+        {
+            if (!arg.hasValue && !it->isFlag)
+            {
+                throw InputError("--" + arg.name + " needs a value",
+                                 "--" + arg.name + "=VALUE, default \"" + it->defaultText + "\"");
+            }
+            try
+            {
+                it->parse(arg.hasValue ? arg.value : "true");
+            }
+            catch (const InputError& e)
+            {
+                throw e.WithContext("--" + arg.name);
+            }
+            seedGiven = seedGiven || arg.name == "seed";
+            continue;
+        }
+        if (arg.name.find("::") != std::string::npos)
+        {
+            Ns3ArgumentValidator::CheckAttribute(arg.name, arg.value);
+        }
+        else if (Ns3ArgumentValidator::IsGlobal(arg.name))
+        {
+            Ns3ArgumentValidator::CheckGlobal(arg.name, arg.value);
+            if (arg.name == "RngSeed")
+            {
+                rngSeed = arg.value;
+            }
+        }
+        else
+        {
+            const std::string near = Suggest(arg.name);
+            throw InputError("unknown option --" + arg.name,
+                             near.empty()
+                                 ? "an option listed by --help"
+                                 : "an option listed by --help; did you mean --" + near + "?");
+        }
+        ns3Args.push_back("--" + arg.name + "=" + arg.value);
+        m_ns3Args[arg.name] = arg.value;
+    }
+
+    // Everything left is known to be valid, so CommandLine will neither exit nor abort.
+    CommandLine cmd(m_program);
+    cmd.Parse(ns3Args);
+    if (!seedGiven && !rngSeed.empty())
+    {
+        m_seed = static_cast<uint32_t>(ParseUnsigned(rngSeed, UINT32_MAX));
+    }
+    RngSeedManager::SetSeed(m_seed);
+}
+
+std::string
+ProgramOptions::Suggest(const std::string& name) const
+{
+    std::string best;
+    std::size_t bestDistance = 3; // more than two edits away is not a typo
+    for (const auto& o : m_options)
+    {
+        const std::size_t d = EditDistance(name, o.name);
+        if (d < bestDistance)
+        {
+            bestDistance = d;
+            best = o.name;
+        }
+    }
+    return best;
+}
+
+const std::string&
+ProgramOptions::GetProgram() const
+{
+    return m_program;
+}
+
+const std::string&
+ProgramOptions::GetOutDir() const
+{
+    return m_outDir;
+}
+
+uint32_t
+ProgramOptions::GetSeed() const
+{
+    return m_seed;
+}
+
+const std::string&
+ProgramOptions::GetFabric() const
+{
+    return m_fabric.front();
+}
+
+const std::vector<std::string>&
+ProgramOptions::GetFabrics() const
+{
+    return m_fabric;
+}
+
+const std::string&
+ProgramOptions::GetPcapDir() const
+{
+    return m_pcapDir;
+}
+
+Time
+ProgramOptions::GetStop() const
+{
+    return m_stop;
+}
+
+nlohmann::json
+ProgramOptions::OptionsAsJson() const
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& o : m_options)
+    {
+        j[o.name] = o.json();
+    }
+    j["ns3"] = m_ns3Args;
+    return j;
+}
+
+void
+ProgramOptions::Fail(const InputError& error) const
+{
+    Exit(error, false);
+}
+
+void
+ProgramOptions::Exit(const InputError& error, bool hint) const
+{
+    std::string line = m_program + ": error: " + error.GetWhat();
+    if (!error.GetExpected().empty())
+    {
+        line += "; expected " + error.GetExpected();
+    }
+    if (hint)
+    {
+        line += " (see --help)";
+    }
+    // One line, whatever the input held.
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    std::cout.flush();
+    std::cerr << line << std::endl;
+    std::exit(EXIT_USAGE);
+}
+
+} // namespace ns3

@@ -1,0 +1,84 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef RUN_OUTPUT_H
+#define RUN_OUTPUT_H
+
+#include "csv-writer.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fabric
+ * \brief The output folder of one run: summary.json and CSV series (shared/DESIGN.md,
+ * "Results go to one folder per run").
+ *
+ * Stable key convention for summary.json, so that a determinism check can compare two runs
+ * after dropping one key:
+ * - "wall": everything that depends on the machine or its load: seconds, events_per_s,
+ *   packet_hops_per_s, peak_rss_MiB;
+ * - "simulator": simulated figures: events, packet_hops, sim_time_us;
+ * - "config": the options (ProgramOptions::OptionsAsJson()); the program adds its results.
+ */
+class RunOutput
+{
+  public:
+    /**
+     * \param dir output directory; created with its parents if missing
+     * \throw InputError if it cannot be created or is not a directory
+     */
+    explicit RunOutput(const std::string& dir);
+
+    /** \return the output directory */
+    const std::string& GetDir() const;
+    /** \param fileName a file name \return its path inside the output directory */
+    std::string PathOf(const std::string& fileName) const;
+
+    /** \return the summary document, written by WriteSummary() */
+    nlohmann::json& Json();
+    /** \return the summary document */
+    const nlohmann::json& Json() const;
+
+    /**
+     * \brief Write <dir>/summary.json atomically: into a temporary file in the same directory,
+     * then renamed over the old one, so an interrupted run never leaves a half-written file.
+     * \throw InputError if the file cannot be written
+     */
+    void WriteSummary() const;
+
+    /**
+     * \param name file name, e.g. "fct.csv"
+     * \param columns header names
+     * \return a writer for <dir>/<name>
+     */
+    CsvWriter OpenCsv(const std::string& name, const std::vector<std::string>& columns) const;
+
+    /**
+     * \brief Fill "simulator" and "wall" with the run's figures.
+     * \param events simulator events executed (Simulator::GetEventCount())
+     * \param packetHops packets forwarded over a link, counted by the caller
+     * \param simTime simulated time reached
+     * \param wallSeconds wall time of the run
+     */
+    void RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, double wallSeconds);
+
+    /** \return peak resident memory of this process in MiB (VmHWM), or -1 if unknown */
+    static double PeakRssMiB();
+
+  private:
+    std::string m_dir;     //!< Output directory.
+    nlohmann::json m_json; //!< The summary.
+};
+
+} // namespace ns3
+
+#endif /* RUN_OUTPUT_H */

@@ -1,0 +1,165 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "ecmp-route-table.h"
+
+#include "ns3/log.h"
+
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EcmpRouteTable");
+
+EcmpRouteTable::EcmpRouteTable(const FabricTopology& topology)
+{
+    Compute(topology);
+}
+
+void
+EcmpRouteTable::Compute(const FabricTopology& topology, const std::vector<bool>& linkUp)
+{
+    NS_LOG_FUNCTION(this << topology.GetNNodes() << topology.GetNLinks());
+    const uint32_t nNodes = topology.GetNNodes();
+    const uint32_t nHosts = topology.GetNHosts();
+    if (!linkUp.empty() && linkUp.size() != topology.GetNLinks())
+    {
+        throw std::invalid_argument("EcmpRouteTable: linkUp has " + std::to_string(linkUp.size()) +
+                                    " entries for " + std::to_string(topology.GetNLinks()) +
+                                    " links");
+    }
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        // Ports are stored as uint16_t to keep groups small; no real switch has 65536 ports.
+        if (topology.GetPorts(n).size() > std::numeric_limits<uint16_t>::max() + 1U)
+        {
+            throw std::invalid_argument("EcmpRouteTable: node \"" + topology.GetNode(n).name +
+                                        "\" has more than 65536 ports");
+        }
+    }
+    auto isUp = [&linkUp](uint32_t link) { return linkUp.empty() || linkUp[link]; };
+
+    m_nHosts = nHosts;
+    m_nodes.assign(nNodes, NodeRoutes{});
+    // Per node, group -> id while building; dropped afterwards.
+    std::vector<std::map<std::pair<uint32_t, std::vector<uint16_t>>, uint32_t>> index(nNodes);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        m_nodes[n].groupIdByHost.assign(nHosts, 0);
+        // Group 0 is "unreachable" so that a node cut off from a host has a valid entry.
+        m_nodes[n].groups.push_back(Group{UNREACHABLE, {}});
+        index[n][{UNREACHABLE, {}}] = 0;
+    }
+
+    std::vector<uint32_t> dist(nNodes);
+    std::vector<uint32_t> queue;
+    queue.reserve(nNodes);
+    std::vector<uint16_t> ports;
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        // Links are full-duplex, so a BFS from the destination gives every node's distance to it.
+        const uint32_t dst = topology.GetHosts()[h];
+        dist.assign(nNodes, UNREACHABLE);
+        queue.clear();
+        dist[dst] = 0;
+        queue.push_back(dst);
+        for (std::size_t head = 0; head < queue.size(); ++head)
+        {
+            const uint32_t u = queue[head];
+            // Hosts do not forward: a path may end at a host, never pass through one.
+            if (u != dst && topology.GetNode(u).kind == FabricTopology::HOST)
+            {
+                continue;
+            }
+            const auto& uPorts = topology.GetPorts(u);
+            for (uint32_t p = 0; p < uPorts.size(); ++p)
+            {
+                if (!isUp(uPorts[p]))
+                {
+                    continue;
+                }
+                const uint32_t v = topology.GetPeer(u, p).first;
+                if (dist[v] == UNREACHABLE)
+                {
+                    dist[v] = dist[u] + 1;
+                    queue.push_back(v);
+                }
+            }
+        }
+
+        for (uint32_t n = 0; n < nNodes; ++n)
+        {
+            if (dist[n] == UNREACHABLE)
+            {
+                continue; // group 0 already
+            }
+            ports.clear();
+            const auto& nPorts = topology.GetPorts(n);
+            for (uint32_t p = 0; n != dst && p < nPorts.size(); ++p)
+            {
+                if (!isUp(nPorts[p]))
+                {
+                    continue;
+                }
+                const uint32_t peer = topology.GetPeer(n, p).first;
+                // The peer must be closer and able to carry the packet on (the destination, or
+                // a switch).
+                const bool forwards =
+                    peer == dst || topology.GetNode(peer).kind == FabricTopology::SWITCH;
+                if (forwards && dist[peer] + 1 == dist[n])
+                {
+                    ports.push_back(static_cast<uint16_t>(p));
+                }
+            }
+            auto key = std::make_pair(dist[n], ports);
+            auto [it, inserted] =
+                index[n].emplace(std::move(key), static_cast<uint32_t>(m_nodes[n].groups.size()));
+            if (inserted)
+            {
+                m_nodes[n].groups.push_back(Group{dist[n], ports});
+            }
+            m_nodes[n].groupIdByHost[h] = it->second;
+        }
+    }
+}
+
+uint32_t
+EcmpRouteTable::GetNNodes() const
+{
+    return static_cast<uint32_t>(m_nodes.size());
+}
+
+uint32_t
+EcmpRouteTable::GetNHosts() const
+{
+    return m_nHosts;
+}
+
+uint32_t
+EcmpRouteTable::GetNGroups(uint32_t node) const
+{
+    return static_cast<uint32_t>(m_nodes.at(node).groups.size());
+}
+
+std::size_t
+EcmpRouteTable::GetMemoryBytes() const
+{
+    std::size_t bytes = m_nodes.capacity() * sizeof(NodeRoutes);
+    for (const auto& r : m_nodes)
+    {
+        bytes += r.groupIdByHost.capacity() * sizeof(uint32_t);
+        bytes += r.groups.capacity() * sizeof(Group);
+        for (const auto& g : r.groups)
+        {
+            bytes += g.ports.capacity() * sizeof(uint16_t);
+        }
+    }
+    return bytes;
+}
+
+} // namespace ns3

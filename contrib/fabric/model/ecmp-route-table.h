@@ -1,0 +1,106 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef ECMP_ROUTE_TABLE_H
+#define ECMP_ROUTE_TABLE_H
+
+#include "fabric-topology.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fabric
+ * \brief Equal-cost multipath next hops by hop count, for every node and destination host.
+ *
+ * For node n and destination host h, the next hops are the local ports whose link is up and
+ * whose peer is one hop closer to h; hosts other than the source and destination never
+ * forward. Computed by one breadth-first search per host (O(H * (N + L)) time).
+ *
+ * Storage is per node: a group id per destination host, and the node's distinct
+ * (hop count, sorted port set) groups. A fat-tree switch has a handful of distinct groups, so
+ * a k=16 fat-tree (1024 hosts, 1344 nodes) costs about 4 bytes per (node, host) pair, and a
+ * lookup is two vector indexes.
+ */
+class EcmpRouteTable
+{
+  public:
+    /** Hop count reported for a destination that cannot be reached. */
+    static constexpr uint32_t UNREACHABLE = UINT32_MAX;
+
+    EcmpRouteTable() = default;
+
+    /**
+     * \brief Compute routes with every link up.
+     * \param topology the fabric
+     */
+    explicit EcmpRouteTable(const FabricTopology& topology);
+
+    /**
+     * \brief (Re)compute routes.
+     * \param topology the fabric
+     * \param linkUp per link id, whether it carries traffic; empty means all up. Its size must
+     * otherwise equal topology.GetNLinks() (else std::invalid_argument).
+     */
+    void Compute(const FabricTopology& topology, const std::vector<bool>& linkUp = {});
+
+    /**
+     * \param node node id
+     * \param hostIndex destination host index
+     * \return local egress ports on a shortest path to the host, ascending; empty at the host
+     * itself and when the host is unreachable
+     */
+    const std::vector<uint16_t>& GetNextHops(uint32_t node, uint32_t hostIndex) const
+    {
+        const NodeRoutes& r = m_nodes[node];
+        return r.groups[r.groupIdByHost[hostIndex]].ports;
+    }
+
+    /**
+     * \param node node id
+     * \param hostIndex destination host index
+     * \return links on a shortest path from the node to the host, 0 at the host itself,
+     * UNREACHABLE if there is no path
+     */
+    uint32_t GetHopCount(uint32_t node, uint32_t hostIndex) const
+    {
+        const NodeRoutes& r = m_nodes[node];
+        return r.groups[r.groupIdByHost[hostIndex]].hops;
+    }
+
+    /** \return the number of nodes the table was computed for */
+    uint32_t GetNNodes() const;
+    /** \return the number of destination hosts */
+    uint32_t GetNHosts() const;
+    /** \param node node id \return the number of distinct groups the node stores */
+    uint32_t GetNGroups(uint32_t node) const;
+    /** \return an estimate of the heap bytes held by the table */
+    std::size_t GetMemoryBytes() const;
+
+  private:
+    /** A set of next hops together with the distance they lead to. */
+    struct Group
+    {
+        uint32_t hops;               //!< Distance to the destination.
+        std::vector<uint16_t> ports; //!< Egress ports, ascending.
+    };
+
+    /** The routes of one node. */
+    struct NodeRoutes
+    {
+        std::vector<uint32_t> groupIdByHost; //!< Host index -> index into groups.
+        std::vector<Group> groups;           //!< Distinct groups.
+    };
+
+    std::vector<NodeRoutes> m_nodes; //!< Routes by node id.
+    uint32_t m_nHosts{0};            //!< Number of destination hosts.
+};
+
+} // namespace ns3
+
+#endif /* ECMP_ROUTE_TABLE_H */

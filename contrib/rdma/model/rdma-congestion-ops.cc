@@ -1,0 +1,53 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-congestion-ops.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaCongestionOps");
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionOps);
+
+TypeId
+RdmaCongestionOps::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaCongestionOps").SetParent<Object>().SetGroupName("Rdma");
+    return tid;
+}
+
+void
+RdmaCongestionOps::Init(DataRate lineRate)
+{
+    m_lineRate = lineRate;
+}
+
+uint64_t
+RdmaCongestionOps::GetWindow() const
+{
+    return 0;
+}
+
+void
+RdmaCongestionOps::OnPacketSent(uint32_t /*wireBytes*/)
+{
+}
+
+void
+RdmaCongestionOps::OnAck(uint64_t /*ackedBytes*/)
+{
+}
+
+void
+RdmaCongestionOps::OnCongestionNotification()
+{
+}
+
+void
+RdmaCongestionOps::OnLoss()
+{
+}
+
+} // namespace ns3

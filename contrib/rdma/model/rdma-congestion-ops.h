@@ -1,0 +1,58 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_CONGESTION_OPS_H
+#define RDMA_CONGESTION_OPS_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma
+ * \brief Congestion-control strategy of one queue pair (like ns-3's TcpCongestionOps).
+ *
+ * Each queue pair owns its own instance (created from the engine's CongestionControl
+ * attribute), so a scheme keeps its per-flow state in its own members. The queue pair asks
+ * for a rate (pacing) and a window (bytes in flight) before each packet and reports what
+ * happened through the On* hooks. A new scheme is one subclass selected by TypeId name.
+ */
+class RdmaCongestionOps : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /// Name shown in outputs, e.g. "none", "dcqcn".
+    virtual std::string GetName() const = 0;
+
+    /// Called once when the queue pair is bound to a port of the given line rate.
+    virtual void Init(DataRate lineRate);
+
+    /// Current sending rate; the queue pair paces packets at this rate.
+    virtual DataRate GetRate() const = 0;
+
+    /// Bytes allowed in flight (sent, not acknowledged); 0 means no window.
+    virtual uint64_t GetWindow() const;
+
+    /// A data packet of wireBytes left the queue pair at time now.
+    virtual void OnPacketSent(uint32_t wireBytes);
+
+    /// An acknowledgement advanced the cumulative ACK by ackedBytes of payload.
+    virtual void OnAck(uint64_t ackedBytes);
+
+    /// A congestion notification (RoCEv2 CNP, InfiniBand BECN) arrived for this queue pair.
+    virtual void OnCongestionNotification();
+
+    /// A NAK (PSN sequence error) or a retransmission timeout forced a go-back-N.
+    virtual void OnLoss();
+
+  protected:
+    DataRate m_lineRate{"100Gbps"}; //!< rate of the port the queue pair sends through
+};
+
+} // namespace ns3
+
+#endif /* RDMA_CONGESTION_OPS_H */

@@ -1,0 +1,215 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "rdma-engine.h"
+
+#include "bth-header.h"
+#include "rdma-cc-none.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaEngine");
+NS_OBJECT_ENSURE_REGISTERED(RdmaEngine);
+
+TypeId
+RdmaEngine::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaEngine")
+            .SetParent<Object>()
+            .SetGroupName("Rdma")
+            .AddConstructor<RdmaEngine>()
+            .AddAttribute("CongestionControl",
+                          "TypeId name of the RdmaCongestionOps each new QP gets",
+                          StringValue("ns3::RdmaCcNone"),
+                          MakeStringAccessor(&RdmaEngine::SetCongestionControl,
+                                             &RdmaEngine::GetCongestionControl),
+                          MakeStringChecker())
+            // QPs 0 and 1 are reserved for SMI/GSI (IBTA Vol. 1, 10.2.4.3); RNICs hand out
+            // higher numbers.
+            .AddAttribute("FirstQpn",
+                          "QPN of the first queue pair created",
+                          UintegerValue(0x100),
+                          MakeUintegerAccessor(&RdmaEngine::m_firstQpn),
+                          MakeUintegerChecker<uint32_t>(2, 0xFFFFFF));
+    return tid;
+}
+
+RdmaEngine::RdmaEngine()
+{
+    m_ccFactory.SetTypeId(RdmaCcNone::GetTypeId());
+}
+
+RdmaEngine::~RdmaEngine() = default;
+
+void
+RdmaEngine::SetCongestionControl(std::string typeName)
+{
+    TypeId tid;
+    NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe(typeName, &tid) &&
+                            tid.IsChildOf(RdmaCongestionOps::GetTypeId()),
+                        "CongestionControl: '" << typeName
+                                               << "' is not a subclass of ns3::RdmaCongestionOps");
+    m_ccFactory.SetTypeId(tid);
+}
+
+std::string
+RdmaEngine::GetCongestionControl() const
+{
+    return m_ccFactory.GetTypeId().GetName();
+}
+
+void
+RdmaEngine::DoDispose()
+{
+    for (auto& qp : m_qps)
+    {
+        qp->Dispose();
+    }
+    m_qps.clear();
+    m_active.clear();
+    m_kick = TransmitKick();
+    m_control = ControlSender();
+    Object::DoDispose();
+}
+
+void
+RdmaEngine::AttachLink(DataRate rate,
+                       uint32_t linkOverhead,
+                       TransmitKick kick,
+                       ControlSender control)
+{
+    m_rate = rate;
+    m_linkOverhead = linkOverhead;
+    m_kick = kick;
+    m_control = control;
+}
+
+Ptr<RdmaQueuePair>
+RdmaEngine::CreateQueuePair()
+{
+    NS_ABORT_MSG_IF(m_kick.IsNull(), "RdmaEngine::CreateQueuePair before AttachLink");
+    Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
+    uint32_t qpn = m_firstQpn + static_cast<uint32_t>(m_qps.size());
+    qp->Bind(qpn,
+             m_ccFactory.Create<RdmaCongestionOps>(),
+             m_rate,
+             m_linkOverhead,
+             MakeCallback(&RdmaEngine::Activate, this),
+             MakeCallback(&RdmaEngine::SendControl, this));
+    m_qps.push_back(qp);
+    m_isActive.push_back(false);
+    return qp;
+}
+
+Ptr<RdmaQueuePair>
+RdmaEngine::GetQueuePair(uint32_t qpn) const
+{
+    if (qpn < m_firstQpn || qpn - m_firstQpn >= m_qps.size())
+    {
+        return nullptr;
+    }
+    return m_qps[qpn - m_firstQpn];
+}
+
+Ptr<RdmaQueuePair>
+RdmaEngine::GetQueuePairByIndex(uint32_t i) const
+{
+    return m_qps.at(i);
+}
+
+uint32_t
+RdmaEngine::GetNQueuePairs() const
+{
+    return static_cast<uint32_t>(m_qps.size());
+}
+
+bool
+RdmaEngine::HasActiveQueuePairs() const
+{
+    return !m_active.empty();
+}
+
+void
+RdmaEngine::Activate(Ptr<RdmaQueuePair> qp)
+{
+    uint32_t i = qp->GetQpn() - m_firstQpn;
+    if (!m_isActive[i])
+    {
+        m_isActive[i] = true;
+        m_active.push_back(qp);
+    }
+    m_kick();
+}
+
+void
+RdmaEngine::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p)
+{
+    m_control(qp, p);
+}
+
+Ptr<Packet>
+RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
+{
+    wakeAt = Time::Max();
+    const Time now = Simulator::Now();
+    size_t n = m_active.size();
+    size_t i = n ? m_rr % n : 0;
+    for (size_t visited = 0; visited < n; ++visited)
+    {
+        Ptr<RdmaQueuePair> qp = m_active[i];
+        if (!qp->HasPacketToSend())
+        {
+            // Drop it from the active set; it comes back through Activate.
+            m_isActive[qp->GetQpn() - m_firstQpn] = false;
+            m_active.erase(m_active.begin() + i);
+            --n;
+            if (n == 0)
+            {
+                break;
+            }
+            i %= n;
+            continue;
+        }
+        Time t = qp->GetNextSendTime();
+        if (t > now)
+        {
+            wakeAt = std::min(wakeAt, t);
+            i = (i + 1) % n;
+            continue;
+        }
+        m_rr = i + 1;
+        qpOut = qp;
+        return qp->BuildNextPacket();
+    }
+    return nullptr;
+}
+
+void
+RdmaEngine::Receive(Ptr<Packet> p)
+{
+    BthHeader bth;
+    p->RemoveHeader(bth);
+    Ptr<RdmaQueuePair> qp = GetQueuePair(bth.GetDestQp());
+    if (!qp)
+    {
+        ++m_unknownQp;
+        NS_LOG_WARN("packet for unknown QPN " << bth.GetDestQp() << " dropped");
+        return;
+    }
+    qp->Receive(p, bth);
+}
+
+uint64_t
+RdmaEngine::GetUnknownQpDrops() const
+{
+    return m_unknownQp;
+}
+
+} // namespace ns3

@@ -1,0 +1,100 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_ENGINE_H
+#define RDMA_ENGINE_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma
+ * \brief The transport engine of one RDMA NIC port (RNIC or HCA), independent of the link.
+ *
+ * Owns the port's queue pairs, demultiplexes arriving packets by destination QPN, and
+ * schedules transmissions: when its port is free, the link layer calls DequeueData, which
+ * serves the QPs that have packets in round robin, skipping those held back by their pacer.
+ * Control packets (ACK/NAK) are handed to the link at once through the control callback.
+ * The link layer (RoCEv2 NIC, InfiniBand HCA) adds and strips its own headers.
+ */
+class RdmaEngine : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaEngine();
+    ~RdmaEngine() override;
+
+    /// The link tells the engine how to reach it.
+    typedef Callback<void> TransmitKick;
+    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>> ControlSender;
+
+    /**
+     * Attach the engine to its port.
+     * \param rate the port's line rate
+     * \param linkOverhead bytes the link adds on the wire to each transport packet
+     * \param kick called when a QP becomes ready while the port may be idle
+     * \param control called with a control packet to transmit
+     */
+    void AttachLink(DataRate rate, uint32_t linkOverhead, TransmitKick kick, ControlSender control);
+
+    /// Create a queue pair with the next free QPN and this engine's congestion control.
+    Ptr<RdmaQueuePair> CreateQueuePair();
+    /// The QP with this number, or null.
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+    uint32_t GetNQueuePairs() const;
+    /// The i-th QP created (0 <= i < GetNQueuePairs()).
+    Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
+    /// Whether some QP may have a data packet to send (now or after pacing).
+    bool HasActiveQueuePairs() const;
+
+    /**
+     * The next data packet to transmit, or null.
+     * \param qp set to the QP the packet belongs to
+     * \param wakeAt when null is returned: the earliest time a paced QP may send, or
+     *        Time::Max() when no QP has anything to send
+     * \return the packet with the BTH at the front
+     */
+    Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt);
+
+    /// A packet for this port, with the link headers removed (BTH at the front).
+    void Receive(Ptr<Packet> p);
+
+    /// Packets that arrived for a QPN this engine does not have.
+    uint64_t GetUnknownQpDrops() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void SetCongestionControl(std::string typeName);
+    std::string GetCongestionControl() const;
+    void Activate(Ptr<RdmaQueuePair> qp);
+    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
+
+    ObjectFactory m_ccFactory;
+    uint32_t m_firstQpn;
+    std::vector<Ptr<RdmaQueuePair>> m_qps;    //!< indexed by QPN - m_firstQpn
+    std::vector<Ptr<RdmaQueuePair>> m_active; //!< QPs that may have packets to send
+    std::vector<bool> m_isActive;             //!< by QP index
+    size_t m_rr{0};                           //!< round-robin position in m_active
+    DataRate m_rate;
+    uint32_t m_linkOverhead{0};
+    TransmitKick m_kick;
+    ControlSender m_control;
+    uint64_t m_unknownQp{0};
+};
+
+} // namespace ns3
+
+#endif /* RDMA_ENGINE_H */

@@ -1,0 +1,210 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef RDMA_QUEUE_PAIR_H
+#define RDMA_QUEUE_PAIR_H
+
+#include "rdma-congestion-ops.h"
+
+#include "ns3/address.h"
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class BthHeader;
+
+/**
+ * \ingroup rdma
+ * \brief A reliable-connected (RC) queue pair, IBTA Vol. 1 ch. 9.
+ *
+ * Requester: RDMA WRITE (optionally with immediate) cut into PayloadSize packets with
+ * WRITE_FIRST/MIDDLE/LAST/ONLY opcodes, PSNs modulo 2^24, paced at the congestion-control
+ * rate, window-limited when the scheme has a window, go-back-N on a NAK (PSN sequence
+ * error, 9.7.5.2.1) or on the local ACK timeout (9.7.6.1.3), at most RetryCount retries
+ * without progress before the QP enters the error state.
+ * Responder: accepts only the expected PSN, ACKs every AckInterval packets and at the end
+ * of every message (coalesced ACK, 9.7.5.1), sends one NAK per sequence gap and drops
+ * out-of-order packets, re-ACKs duplicates.
+ *
+ * The queue pair does not transmit by itself: the engine of its NIC pulls packets from it
+ * (BuildNextPacket) when the port is free, as an RNIC's transmit scheduler does; control
+ * packets (ACK/NAK) go to the engine through a callback.
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaQueuePair();
+    ~RdmaQueuePair() override;
+
+    /// Completion of a posted WRITE at the requester (all its packets acknowledged).
+    typedef Callback<void, uint64_t> SendCompleteCallback;
+    /// A whole WRITE arrived in order at the responder: (bytes, immediate value).
+    typedef Callback<void, uint64_t, uint32_t> ReceiveCallback;
+    /// Hand a control packet (BTH at the front) to the engine.
+    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>> ControlSender;
+    /// Tell the engine this QP may have packets to send.
+    typedef Callback<void, Ptr<RdmaQueuePair>> ActivateCallback;
+
+    /// Bytes the transport adds to a data packet's payload: BTH + ICRC (IBTA 9.2, 7.8.1).
+    static constexpr uint32_t BTH_ICRC_BYTES = 12 + 4;
+
+    // ---- set-up (engine and helpers) ----
+    /**
+     * Bind the QP to its engine.
+     * \param qpn local queue pair number
+     * \param cc congestion-control instance owned by this QP
+     * \param lineRate rate of the port
+     * \param linkOverhead bytes the link layer adds per packet on the wire (for pacing)
+     * \param activate called when the QP has something to send
+     * \param control called to transmit a control packet
+     */
+    void Bind(uint32_t qpn,
+              Ptr<RdmaCongestionOps> cc,
+              DataRate lineRate,
+              uint32_t linkOverhead,
+              ActivateCallback activate,
+              ControlSender control);
+    /**
+     * Connect to the remote QP (the out-of-band exchange that rdma_cm or NCCL's bootstrap do).
+     * \param remoteQpn the peer's QPN
+     * \param peer the peer's link-layer-independent address (IPv4 for RoCEv2, LID for IB)
+     * \param localStartPsn first PSN this side sends
+     * \param remoteStartPsn first PSN the peer sends (our expected PSN)
+     */
+    void Connect(uint32_t remoteQpn, const Address& peer, uint32_t localStartPsn, uint32_t remoteStartPsn);
+
+    uint32_t GetQpn() const;
+    uint32_t GetRemoteQpn() const;
+    const Address& GetPeer() const;
+    /// DSCP (RoCEv2) or SL (InfiniBand) this QP's packets are sent with.
+    uint8_t GetTrafficClass() const;
+    Ptr<RdmaCongestionOps> GetCongestionOps() const;
+
+    // ---- verbs ----
+    /**
+     * Post an RDMA WRITE of the given size.
+     * \param bytes message size (> 0)
+     * \param withImm whether the last packet carries immediate data (WRITE_*_WITH_IMMEDIATE)
+     * \param imm the immediate value
+     * \param wrId work-request id reported at completion
+     */
+    void PostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId);
+    void SetSendCompleteCallback(SendCompleteCallback cb);
+    void SetReceiveCallback(ReceiveCallback cb);
+
+    // ---- engine side ----
+    /// True when a packet could be sent now or after pacing (unsent PSNs within the window).
+    bool HasPacketToSend() const;
+    /// Earliest time the pacer allows the next packet.
+    Time GetNextSendTime() const;
+    /// Build the next data packet (BTH at the front) and advance the send state.
+    Ptr<Packet> BuildNextPacket();
+    /**
+     * Process a packet addressed to this QP.
+     * \param p the packet with the BTH already removed (extension headers, payload, ICRC left)
+     * \param bth the BTH
+     */
+    void Receive(Ptr<Packet> p, const BthHeader& bth);
+    /// A congestion notification for this QP arrived (CNP or BECN).
+    void ReceiveCongestionNotification();
+
+    // ---- statistics ----
+    uint64_t GetPacketsSent() const;
+    uint64_t GetRetransmittedPackets() const;
+    uint64_t GetTimeouts() const;
+    uint64_t GetNaksSent() const;
+    bool IsInError() const;
+    /// Bytes posted but not yet acknowledged.
+    uint64_t GetBytesOutstanding() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A posted WRITE and the PSN indexes it occupies.
+    struct WorkRequest
+    {
+        uint64_t bytes;
+        uint64_t firstIdx; //!< 64-bit index of its first packet
+        uint64_t nPackets;
+        uint64_t wrId;
+        uint32_t imm;
+        bool withImm;
+    };
+
+    uint32_t WirePsn(uint64_t idx, uint32_t base) const;
+    /// Distance from reference index to a received 24-bit PSN, in (-2^23, 2^23].
+    int64_t PsnDelta(uint32_t psn, uint64_t refIdx, uint32_t base) const;
+    const WorkRequest* FindRequest(uint64_t idx) const;
+    void SendControl(uint8_t syndrome, uint32_t psn);
+    void ReceiveData(Ptr<Packet> p, const BthHeader& bth);
+    void ReceiveAck(Ptr<Packet> p, const BthHeader& bth);
+    void AdvanceUna(uint64_t newUna);
+    void GoBackN(uint64_t fromIdx);
+    void ArmTimer();
+    void TimerExpired();
+    void Activate();
+
+    // identity
+    uint32_t m_qpn{0};
+    uint32_t m_remoteQpn{0};
+    Address m_peer;
+    uint8_t m_trafficClass;
+    uint32_t m_payloadSize;
+    Ptr<RdmaCongestionOps> m_cc;
+    DataRate m_lineRate;
+    uint32_t m_linkOverhead{0};
+    ActivateCallback m_activate;
+    ControlSender m_control;
+
+    // requester state (64-bit indexes; the wire carries (start + index) mod 2^24)
+    uint32_t m_sendBase{0};
+    std::deque<WorkRequest> m_requests; //!< posted, not completed
+    uint64_t m_postedEnd{0};            //!< one past the last posted packet index
+    uint64_t m_sndUna{0};               //!< oldest unacknowledged
+    uint64_t m_sndNxt{0};               //!< next to transmit (rewinds on go-back-N)
+    uint64_t m_sndMax{0};               //!< one past the highest ever transmitted
+    Time m_nextSendTime;
+    Time m_lastProgress;
+    Time m_ackTimeout;
+    uint32_t m_retryLimit;
+    uint32_t m_retries{0};
+    EventId m_timer;
+    bool m_error{false};
+    SendCompleteCallback m_sendComplete;
+
+    // responder state
+    uint32_t m_recvBase{0};
+    uint64_t m_rcvNxt{0}; //!< expected packet index (ePSN)
+    uint32_t m_msn{0};
+    bool m_nakOutstanding{false};
+    uint32_t m_ackInterval;
+    uint32_t m_unackedInOrder{0};
+    uint64_t m_rxMessageBytes{0};
+    ReceiveCallback m_receive;
+
+    // statistics
+    uint64_t m_packetsSent{0};
+    uint64_t m_retransmitted{0};
+    uint64_t m_timeouts{0};
+    uint64_t m_naksSent{0};
+
+    TracedCallback<uint32_t, bool> m_txTrace;   //!< (PSN, is retransmission)
+    TracedCallback<uint32_t> m_nakTrace;        //!< NAK received for PSN
+    TracedCallback<uint64_t> m_timeoutTrace;    //!< timeout, oldest unacked index
+    TracedCallback<uint64_t, uint32_t> m_rxTrace; //!< message received (bytes, imm)
+};
+
+} // namespace ns3
+
+#endif /* RDMA_QUEUE_PAIR_H */

@@ -1,0 +1,117 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "reth-header.h"
+
+#include "ns3/log.h"
+
+/*
+ * RDMA Extended Transport Header, IBTA InfiniBand Architecture Specification Vol. 1,
+ * section 9.3.3.
+ */
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RethHeader");
+
+NS_OBJECT_ENSURE_REGISTERED(RethHeader);
+
+RethHeader::RethHeader()
+    : m_virtualAddress(0),
+      m_rkey(0),
+      m_dmaLength(0)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TypeId
+RethHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RethHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<RethHeader>();
+    return tid;
+}
+
+TypeId
+RethHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RethHeader::Print(std::ostream& os) const
+{
+    std::ios_base::fmtflags flags = os.flags();
+    os << "RETH va=0x" << std::hex << m_virtualAddress << " rkey=0x" << m_rkey << std::dec
+       << " len=" << m_dmaLength;
+    os.flags(flags);
+}
+
+uint32_t
+RethHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+RethHeader::Serialize(Buffer::Iterator start) const
+{
+    NS_LOG_FUNCTION(this);
+    Buffer::Iterator i = start;
+    i.WriteHtonU64(m_virtualAddress);
+    i.WriteHtonU32(m_rkey);
+    i.WriteHtonU32(m_dmaLength);
+}
+
+uint32_t
+RethHeader::Deserialize(Buffer::Iterator start)
+{
+    NS_LOG_FUNCTION(this);
+    Buffer::Iterator i = start;
+    m_virtualAddress = i.ReadNtohU64();
+    m_rkey = i.ReadNtohU32();
+    m_dmaLength = i.ReadNtohU32();
+    return i.GetDistanceFrom(start);
+}
+
+void
+RethHeader::SetVirtualAddress(uint64_t va)
+{
+    m_virtualAddress = va;
+}
+
+uint64_t
+RethHeader::GetVirtualAddress() const
+{
+    return m_virtualAddress;
+}
+
+void
+RethHeader::SetRKey(uint32_t rkey)
+{
+    m_rkey = rkey;
+}
+
+uint32_t
+RethHeader::GetRKey() const
+{
+    return m_rkey;
+}
+
+void
+RethHeader::SetDmaLength(uint32_t len)
+{
+    m_dmaLength = len;
+}
+
+uint32_t
+RethHeader::GetDmaLength() const
+{
+    return m_dmaLength;
+}
+
+} // namespace ns3

@@ -1,0 +1,220 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-fabric-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/data-rate.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceFabricHelper");
+
+RoceFabricHelper::RoceFabricHelper() = default;
+
+void
+RoceFabricHelper::SetInstallInternetStack(bool install)
+{
+    m_installStack = install;
+}
+
+void
+RoceFabricHelper::SetEcmpSeed(uint64_t seed)
+{
+    m_seed = seed;
+}
+
+Ipv4Address
+RoceFabricHelper::HostAddress(uint32_t host)
+{
+    return Ipv4Address(Ipv4Address("10.0.0.1").Get() + host);
+}
+
+void
+RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& routes)
+{
+    NS_ABORT_MSG_IF(!m_nics.empty() || !m_switches.empty(), "RoceFabricHelper::Build called twice");
+    const uint32_t nNodes = topology.GetNNodes();
+    const uint32_t nHosts = topology.GetNHosts();
+    NS_ABORT_MSG_IF(nHosts >= (1u << 24) - 2, "too many hosts for 10.0.0.0/8");
+
+    // ns-3 nodes in topology order, so topology node id i is ns-3 node id i (when this is
+    // the first thing built), which keeps traces and routes easy to read side by side.
+    std::vector<Ptr<Node>> nodes(nNodes);
+    std::vector<int32_t> switchIndex(nNodes, -1);
+    for (uint32_t i = 0; i < nNodes; ++i)
+    {
+        nodes[i] = CreateObject<Node>();
+        if (topology.GetNode(i).kind == FabricTopology::HOST)
+        {
+            m_hostNodes.Add(nodes[i]);
+        }
+        else
+        {
+            switchIndex[i] = static_cast<int32_t>(m_switches.size());
+            Ptr<RoceSwitch> sw = CreateObject<RoceSwitch>();
+            // Distinct seeds per switch avoid hash polarisation across tiers.
+            sw->SetAttribute("EcmpSeed", UintegerValue(m_seed * 0x9E3779B97F4A7C15ULL + i));
+            nodes[i]->AggregateObject(sw);
+            m_switches.push_back(sw);
+            m_switchNodes.Add(nodes[i]);
+        }
+    }
+    m_nics.resize(nHosts);
+
+    // One device per port, created in port order so that device i of a switch is port i.
+    std::vector<std::vector<Ptr<RoceNetDevice>>> ports(nNodes);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        const auto& links = topology.GetPorts(n);
+        for (uint32_t p = 0; p < links.size(); ++p)
+        {
+            const FabricTopology::Link& link = topology.GetLink(links[p]);
+            Ptr<RoceNetDevice> dev;
+            if (switchIndex[n] < 0)
+            {
+                NS_ABORT_MSG_IF(links.size() != 1, "host " << topology.GetNode(n).name
+                                                           << " has " << links.size()
+                                                           << " links; one NIC per host");
+                dev = CreateObject<RoceNicDevice>();
+            }
+            else
+            {
+                dev = CreateObject<RoceNetDevice>();
+                dev->SetAddress(Mac48Address::Allocate());
+            }
+            dev->SetDataRate(DataRate(link.rateBps));
+            nodes[n]->AddDevice(dev);
+            ports[n].push_back(dev);
+            if (switchIndex[n] >= 0)
+            {
+                m_switches[switchIndex[n]]->AddPort(dev);
+            }
+        }
+    }
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const FabricTopology::Link& link = topology.GetLink(l);
+        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
+        ch->SetAttribute("Delay", TimeValue(link.delay));
+        ports[link.nodeA][link.portA]->Attach(ch);
+        ports[link.nodeB][link.portB]->Attach(ch);
+        m_channels.push_back(ch);
+    }
+
+    if (m_installStack)
+    {
+        InternetStackHelper stack;
+        stack.Install(m_hostNodes);
+    }
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        const uint32_t n = topology.GetHosts()[h];
+        Ptr<RoceNicDevice> nic = DynamicCast<RoceNicDevice>(ports[n][0]);
+        nic->SetEngine(CreateObject<RdmaEngine>(), HostAddress(h));
+        m_nics[h] = nic;
+        if (m_installStack)
+        {
+            Ptr<Ipv4> ipv4 = nodes[n]->GetObject<Ipv4>();
+            int32_t ifIndex = ipv4->AddInterface(nic);
+            ipv4->AddAddress(ifIndex, Ipv4InterfaceAddress(HostAddress(h), Ipv4Mask("255.0.0.0")));
+            ipv4->SetUp(ifIndex);
+        }
+    }
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        if (switchIndex[n] >= 0)
+        {
+            m_switches[switchIndex[n]]->SetRoutes(routes, n, HostAddress(0));
+        }
+    }
+}
+
+uint32_t
+RoceFabricHelper::GetNHosts() const
+{
+    return static_cast<uint32_t>(m_nics.size());
+}
+
+Ptr<Node>
+RoceFabricHelper::GetHostNode(uint32_t host) const
+{
+    return m_hostNodes.Get(host);
+}
+
+Ptr<RoceNicDevice>
+RoceFabricHelper::GetNic(uint32_t host) const
+{
+    return m_nics.at(host);
+}
+
+Ptr<RdmaEngine>
+RoceFabricHelper::GetEngine(uint32_t host) const
+{
+    return m_nics.at(host)->GetEngine();
+}
+
+Ipv4Address
+RoceFabricHelper::GetHostAddress(uint32_t host) const
+{
+    return HostAddress(host);
+}
+
+uint32_t
+RoceFabricHelper::GetNSwitches() const
+{
+    return static_cast<uint32_t>(m_switches.size());
+}
+
+Ptr<RoceSwitch>
+RoceFabricHelper::GetSwitch(uint32_t i) const
+{
+    return m_switches.at(i);
+}
+
+NodeContainer
+RoceFabricHelper::GetHostNodes() const
+{
+    return m_hostNodes;
+}
+
+NodeContainer
+RoceFabricHelper::GetSwitchNodes() const
+{
+    return m_switchNodes;
+}
+
+uint64_t
+RoceFabricHelper::GetPacketHops() const
+{
+    uint64_t hops = 0;
+    for (const auto& ch : m_channels)
+    {
+        hops += ch->GetFramesCarried();
+    }
+    return hops;
+}
+
+std::map<std::string, uint64_t>
+RoceFabricHelper::GetDrops() const
+{
+    std::map<std::string, uint64_t> drops;
+    for (uint8_t r = 0; r < RoceSwitch::N_DROP_REASONS; ++r)
+    {
+        auto reason = static_cast<RoceSwitch::DropReason>(r);
+        uint64_t total = 0;
+        for (const auto& sw : m_switches)
+        {
+            total += sw->GetDrops(reason);
+        }
+        drops[RoceSwitch::DropReasonName(reason)] = total;
+    }
+    return drops;
+}
+
+} // namespace ns3

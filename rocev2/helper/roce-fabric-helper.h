@@ -1,0 +1,76 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_FABRIC_HELPER_H
+#define ROCE_FABRIC_HELPER_H
+
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
+#include "ns3/rdma-engine.h"
+#include "ns3/roce-channel.h"
+#include "ns3/roce-nic-device.h"
+#include "ns3/roce-switch.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief Builds a RoCEv2 fabric from a FabricTopology: one ns-3 Node per topology node
+ * (hosts first, in host order), a RoceNicDevice with an RdmaEngine and ns-3's
+ * InternetStack on every host, a RoceSwitch with one port per link end on every switch,
+ * a RoceChannel per link, and each switch's ECMP routes.
+ *
+ * Host h gets IPv4 address 10.0.0.1 + h in 10.0.0.0/8 and MAC 02:00 + its address.
+ * Attributes of the models (ns3::RoceNetDevice::*, ns3::RoceSwitch::*, ns3::RdmaEngine::*,
+ * ns3::RdmaQueuePair::*) are taken from their defaults, which --ns3::Class::Attr sets.
+ */
+class RoceFabricHelper
+{
+  public:
+    RoceFabricHelper();
+
+    /// Skip the InternetStack on hosts (RDMA-only runs of very large fabrics).
+    void SetInstallInternetStack(bool install);
+    /// Seed mixed into every switch's ECMP hash seed (the run's --seed).
+    void SetEcmpSeed(uint64_t seed);
+
+    /// Build everything; call once.
+    void Build(const FabricTopology& topology, const EcmpRouteTable& routes);
+
+    uint32_t GetNHosts() const;
+    Ptr<Node> GetHostNode(uint32_t host) const;
+    Ptr<RoceNicDevice> GetNic(uint32_t host) const;
+    Ptr<RdmaEngine> GetEngine(uint32_t host) const;
+    Ipv4Address GetHostAddress(uint32_t host) const;
+    static Ipv4Address HostAddress(uint32_t host);
+
+    uint32_t GetNSwitches() const;
+    Ptr<RoceSwitch> GetSwitch(uint32_t i) const;
+    NodeContainer GetHostNodes() const;
+    NodeContainer GetSwitchNodes() const;
+
+    /// Frames carried by all links (one packet crossing one link is one hop).
+    uint64_t GetPacketHops() const;
+    /// Drops of all switches by reason name (every reason present, zeros included).
+    std::map<std::string, uint64_t> GetDrops() const;
+
+  private:
+    bool m_installStack{true};
+    uint64_t m_seed{1};
+    NodeContainer m_hostNodes;
+    NodeContainer m_switchNodes;
+    std::vector<Ptr<RoceNicDevice>> m_nics;
+    std::vector<Ptr<RoceSwitch>> m_switches;
+    std::vector<Ptr<RoceChannel>> m_channels;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_FABRIC_HELPER_H */

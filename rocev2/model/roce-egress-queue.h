@@ -1,0 +1,69 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_EGRESS_QUEUE_H
+#define ROCE_EGRESS_QUEUE_H
+
+#include "ns3/object.h"
+#include "ns3/packet.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief The eight traffic-class queues of one Ethernet egress port (IEEE 802.1Q-2018,
+ * 8.6.8) and the transmission selection between them: strict priority (8.6.8.1, the
+ * highest-numbered class first) or deficit weighted round robin (the ETS algorithm of
+ * 802.1Qaz, 8.6.8.3, as switch silicon implements it).
+ */
+class RoceEgressQueue : public Object
+{
+  public:
+    static constexpr uint8_t N_PRIORITIES = 8;
+    /// Transmission selection (a plain enum: ns-3.37's EnumValue takes int).
+    enum Scheduler
+    {
+        STRICT,
+        DWRR
+    };
+
+    static TypeId GetTypeId();
+    RoceEgressQueue();
+
+    void Enqueue(Ptr<Packet> p, uint8_t priority);
+    /// Next frame by the scheduler, skipping paused classes; null when none can go.
+    Ptr<Packet> Dequeue(uint8_t& priority);
+    /// True when some class that is not paused has a frame.
+    bool HasEligible() const;
+    bool IsEmpty() const;
+    uint64_t GetBytes(uint8_t priority) const;
+    uint64_t GetTotalBytes() const;
+    uint32_t GetPackets(uint8_t priority) const;
+
+    /// Pause or resume one class (PFC, IEEE 802.1Qbb).
+    void SetPaused(uint8_t priority, bool paused);
+    bool IsPaused(uint8_t priority) const;
+
+  private:
+    void SetWeights(std::string weights);
+    std::string GetWeightsString() const;
+
+    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues;
+    std::array<uint64_t, N_PRIORITIES> m_bytes{};
+    std::array<uint32_t, N_PRIORITIES> m_weights{};
+    std::array<int64_t, N_PRIORITIES> m_deficit{};
+    uint8_t m_nonEmptyMask{0};
+    uint8_t m_pausedMask{0};
+    uint8_t m_dwrrNext{0};
+    uint64_t m_totalBytes{0};
+    uint32_t m_quantum;
+    Scheduler m_scheduler;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_EGRESS_QUEUE_H */

@@ -1,0 +1,149 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "roce-egress-queue.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/error-model.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class RoceChannel;
+
+/**
+ * \ingroup rocev2
+ * \brief One full-duplex Ethernet port: eight egress classes, a transmitter and a cable.
+ *
+ * Switch ports use it as it is (the switch handles what arrives); RoceNicDevice adds the
+ * RDMA engine and the host stack. Frames carry real Ethernet/IPv4/UDP bytes; the preamble,
+ * SFD, FCS and inter-frame gap are not in the packet but are counted in the serialisation
+ * time (IEEE 802.3 clause 4.4.2: 8 + 4 + 12 bytes).
+ *
+ * Transmission is event-light: a frame that meets an idle port leaves at once with no
+ * event of its own; a "transmit next" event exists only while frames wait.
+ */
+class RoceNetDevice : public NetDevice
+{
+  public:
+    /// Bytes on the wire outside the frame: preamble+SFD 8, FCS 4, IFG 12 (IEEE 802.3).
+    static constexpr uint32_t WIRE_OVERHEAD = 24;
+    /// Ethernet II header bytes.
+    static constexpr uint32_t ETH_HEADER = 14;
+
+    static TypeId GetTypeId();
+    RoceNetDevice();
+    ~RoceNetDevice() override;
+
+    /// Handler of every frame this port receives (the switch's forwarding, the NIC's demux).
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> RxHandler;
+    /// Called when a frame leaves the egress queue (the switch releases its buffer).
+    typedef Callback<void, uint32_t, uint8_t> DequeueHandler;
+
+    bool Attach(Ptr<RoceChannel> channel);
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+    void SetRxHandler(RxHandler handler);
+    void SetDequeueHandler(DequeueHandler handler);
+    Ptr<RoceEgressQueue> GetQueue() const;
+
+    /// Queue a whole frame (Ethernet header first) in the given class and start sending.
+    void Enqueue(Ptr<Packet> frame, uint8_t priority);
+    /// Called by the channel when a frame has fully arrived.
+    void Receive(Ptr<Packet> frame);
+
+    /// Serialisation time of a frame of this many bytes (header to payload end).
+    Time TxTime(uint32_t frameBytes) const;
+    /// Traffic class of a DSCP value (the RoCE convention DSCP >> 3; configurable later).
+    uint8_t PriorityOfDscp(uint8_t dscp) const;
+
+    uint64_t GetTxFrames() const;
+    uint64_t GetTxBytes() const;
+    /// Frames discarded by the receive error model.
+    uint64_t GetRxErrorDrops() const;
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    /// Ask the transmitter to look for work (idempotent).
+    void TryTransmit();
+    /// A source of frames consulted when the queues have nothing eligible (the NIC's engine).
+    virtual Ptr<Packet> PullFrame(uint8_t& priority, Time& wakeAt);
+    /// Whether more frames may follow (so the transmitter should wake when the port frees).
+    virtual bool MayHaveMore() const;
+    /// What to do with a frame that arrived intact (switch handler, or the node's stack).
+    virtual void Deliver(Ptr<Packet> frame);
+    /// Hand a non-RoCE frame to the node's protocol stack.
+    void ForwardUp(Ptr<Packet> frame);
+
+    Mac48Address m_address;
+    Ptr<Node> m_node;
+    NetDevice::ReceiveCallback m_rxCallback;
+    NetDevice::PromiscReceiveCallback m_promiscCallback;
+
+  private:
+    void TransmitNext();
+    void ScheduleTransmit(Time at);
+
+    Ptr<RoceChannel> m_channel;
+    Ptr<RoceEgressQueue> m_queue;
+    DataRate m_rate;
+    uint16_t m_mtu;
+    uint32_t m_ifIndex{0};
+    uint8_t m_hostStackPriority;
+    Time m_busyUntil;
+    EventId m_txEvent;
+    Time m_txEventTime;
+    RxHandler m_rxHandler;
+    DequeueHandler m_dequeueHandler;
+    uint64_t m_txFrames{0};
+    uint64_t m_txBytes{0};
+    uint64_t m_rxErrorDrops{0};
+    Ptr<ErrorModel> m_receiveErrorModel;
+
+    TracedCallback<Ptr<const Packet>> m_macTxTrace; //!< frame starts transmission
+    TracedCallback<Ptr<const Packet>> m_macRxTrace; //!< frame fully received
+    TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
+};
+
+} // namespace ns3
+
+#endif /* ROCE_NET_DEVICE_H */

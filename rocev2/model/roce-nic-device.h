@@ -1,0 +1,76 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_NIC_DEVICE_H
+#define ROCE_NIC_DEVICE_H
+
+#include "roce-net-device.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/rdma-engine.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup rocev2
+ * \brief A RoCEv2 RNIC port: the RDMA engine's packets in UDP/IPv4/Ethernet (IBTA Annex
+ * A17), bypassing the host's IP stack as a real RNIC does, while ordinary IP traffic from
+ * the node's InternetStack shares the same port.
+ *
+ * Queued frames (ACK/NAK from the engine, IP packets) go first; when none is eligible the
+ * port pulls the next data packet from the engine, so an idle QP costs nothing and a busy
+ * one never builds more packets than the wire takes.
+ */
+class RoceNicDevice : public RoceNetDevice
+{
+  public:
+    /// IANA-assigned UDP destination port of RoCEv2 (IBTA Annex A17.4.2.1).
+    static constexpr uint16_t ROCEV2_PORT = 4791;
+    /// Bytes a transport packet gains on the wire: Ethernet 14 + IPv4 20 + UDP 8 + preamble,
+    /// SFD, FCS and IFG 24.
+    static constexpr uint32_t ENCAP_OVERHEAD = 14 + 20 + 8 + RoceNetDevice::WIRE_OVERHEAD;
+
+    static TypeId GetTypeId();
+    RoceNicDevice();
+    ~RoceNicDevice() override;
+
+    /// Give the port its RDMA engine and its IPv4 address (RoCEv2 source address).
+    void SetEngine(Ptr<RdmaEngine> engine, Ipv4Address address);
+    Ptr<RdmaEngine> GetEngine() const;
+    Ipv4Address GetIpv4Address() const;
+
+    /// The MAC address this model gives the host with that IPv4 address (02:00 + address).
+    static Mac48Address MacOfIpv4(Ipv4Address address);
+    /// UDP source port of a QP: RoCEv2 uses it for ECMP entropy (Annex A17.4.2.1); this
+    /// model derives it from the QPN, as RNICs do by default.
+    static uint16_t SourcePortOfQp(uint32_t qpn);
+
+    /// Whether a frame is RoCEv2 (IPv4, UDP, destination port 4791).
+    static bool IsRoceV2(Ptr<const Packet> frame);
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+
+    uint64_t GetRoceRxPackets() const;
+
+  protected:
+    void DoDispose() override;
+    void Deliver(Ptr<Packet> frame) override;
+    Ptr<Packet> PullFrame(uint8_t& priority, Time& wakeAt) override;
+    bool MayHaveMore() const override;
+
+  private:
+    void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const;
+    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
+    void Kick();
+
+    Ptr<RdmaEngine> m_engine;
+    Ipv4Address m_ipv4;
+    uint64_t m_roceRx{0};
+};
+
+} // namespace ns3
+
+#endif /* ROCE_NIC_DEVICE_H */

@@ -1,0 +1,106 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "roce-net-device.h"
+
+#include "ns3/ipv4-address.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class EcmpRouteTable;
+
+/**
+ * \ingroup rocev2
+ * \brief An Ethernet switch that routes IPv4 by destination address (an L3 data-centre
+ * switch), over equal-cost next hops chosen by a hash of the 5-tuple, with one shared
+ * packet buffer and drop-tail when it is full.
+ *
+ * The forwarding path reads the 38 header bytes it needs from the frame instead of
+ * deserialising header objects, and looks routes up by host index (two vector reads).
+ * Aggregate it to a Node whose devices are its RoceNetDevice ports.
+ */
+class RoceSwitch : public Object
+{
+  public:
+    /// Why a frame was dropped; names are the keys used in summary.json.
+    enum DropReason : uint8_t
+    {
+        BUFFER_FULL = 0,
+        NO_ROUTE,
+        NOT_IPV4,
+        N_DROP_REASONS
+    };
+
+    /// The fields ECMP hashes (host byte order).
+    struct FiveTuple
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint8_t protocol;
+        uint16_t srcPort;
+        uint16_t dstPort;
+    };
+
+    static TypeId GetTypeId();
+    RoceSwitch();
+    ~RoceSwitch() override;
+
+    /// Add a port; ports are numbered in the order added, matching the topology's ports.
+    uint32_t AddPort(Ptr<RoceNetDevice> port);
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const;
+    uint32_t GetNPorts() const;
+
+    /**
+     * Install this switch's routes.
+     * \param routes next hops of every node toward every host
+     * \param nodeIndex this switch's node index in the topology
+     * \param firstHostAddress IPv4 address of host 0; host h has firstHostAddress + h
+     */
+    void SetRoutes(const EcmpRouteTable& routes, uint32_t nodeIndex, Ipv4Address firstHostAddress);
+
+    /// Deterministic hash of the 5-tuple under a per-switch seed.
+    static uint64_t EcmpHash(uint64_t seed, const FiveTuple& t);
+    /// Index in [0, n) picked for a hash (multiply-shift, no modulo bias toward low ports).
+    static uint32_t PickNextHop(uint64_t hash, uint32_t n);
+    static std::string DropReasonName(DropReason reason);
+
+    uint64_t GetBufferUsed() const;
+    uint64_t GetBufferSize() const;
+    uint64_t GetDrops(DropReason reason) const;
+    uint64_t GetForwarded() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
+    void Release(uint32_t bytes, uint8_t priority);
+    void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
+
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    std::vector<uint32_t> m_groupOfHost;         //!< host index -> next-hop group
+    std::vector<std::vector<uint16_t>> m_groups; //!< next-hop port sets
+    uint32_t m_firstHost{0};
+    uint64_t m_bufferSize;
+    uint64_t m_bufferUsed{0};
+    uint64_t m_seed;
+    uint64_t m_forwarded{0};
+    std::array<uint64_t, N_DROP_REASONS> m_drops{};
+
+    TracedCallback<Ptr<const Packet>, uint32_t, uint8_t> m_dropTrace; //!< frame, in port, reason
+    TracedCallback<uint64_t> m_bufferTrace;                           //!< bytes in use
+};
+
+} // namespace ns3
+
+#endif /* ROCE_SWITCH_H */

@@ -1,0 +1,216 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// ECMP next hops and hop counts on fat-trees and leaf-spines, with and without failed links.
+
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fat-tree-builder.h"
+#include "ns3/leaf-spine-builder.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace
+{
+
+/** \return node id by name */
+uint32_t
+Id(const FabricTopology& topo, const std::string& name)
+{
+    const int64_t id = topo.FindNode(name);
+    EXPECT_GE(id, 0) << name;
+    return static_cast<uint32_t>(id);
+}
+
+/**
+ * Follow every next-hop choice from \p node towards host \p h; every path must reach the host
+ * in exactly GetHopCount() steps over up links. \return the number of paths
+ */
+uint64_t
+WalkAll(const FabricTopology& topo,
+        const EcmpRouteTable& routes,
+        const std::vector<bool>& up,
+        uint32_t node,
+        uint32_t h,
+        uint32_t stepsLeft)
+{
+    const uint32_t dst = topo.GetHosts()[h];
+    if (node == dst)
+    {
+        EXPECT_EQ(stepsLeft, 0U);
+        return 1;
+    }
+    EXPECT_EQ(routes.GetHopCount(node, h), stepsLeft) << topo.GetNode(node).name;
+    const auto& hops = routes.GetNextHops(node, h);
+    EXPECT_FALSE(hops.empty()) << topo.GetNode(node).name << " -> host" << h;
+    if (stepsLeft == 0 || hops.empty())
+    {
+        return 0;
+    }
+    uint64_t paths = 0;
+    for (uint16_t port : hops)
+    {
+        EXPECT_TRUE(up.empty() || up[topo.GetPorts(node)[port]]);
+        paths += WalkAll(topo, routes, up, topo.GetPeer(node, port).first, h, stepsLeft - 1);
+    }
+    return paths;
+}
+
+/** Walk every path from every host to every other host; \return the total number of paths */
+uint64_t
+WalkEverything(const FabricTopology& topo,
+               const EcmpRouteTable& routes,
+               const std::vector<bool>& up = {})
+{
+    uint64_t paths = 0;
+    for (uint32_t s = 0; s < topo.GetNHosts(); ++s)
+    {
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            const uint32_t src = topo.GetHosts()[s];
+            if (s == h)
+            {
+                EXPECT_TRUE(routes.GetNextHops(src, h).empty());
+                EXPECT_EQ(routes.GetHopCount(src, h), 0U);
+                continue;
+            }
+            paths += WalkAll(topo, routes, up, src, h, routes.GetHopCount(src, h));
+        }
+    }
+    return paths;
+}
+
+} // namespace
+
+TEST(FabricEcmp, FatTreeK4NextHops)
+{
+    const FabricTopology topo = FatTreeBuilder(4).Build();
+    const EcmpRouteTable routes(topo);
+    ASSERT_EQ(routes.GetNHosts(), 16U);
+    // host0 (pod 0, edge0-0) to host12 (pod 3, edge3-0).
+    EXPECT_EQ(routes.GetHopCount(0, 12), 6U);
+    EXPECT_EQ(routes.GetNextHops(0, 12), std::vector<uint16_t>({0}));
+    // Up: both aggregation switches (edge up-ports 2, 3), then both cores (agg up-ports 2, 3).
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "edge0-0"), 12), std::vector<uint16_t>({2, 3}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-0"), 12), std::vector<uint16_t>({2, 3}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-1"), 12), std::vector<uint16_t>({2, 3}));
+    // Down: core port 3 faces pod 3; agg3-x port 0 faces edge3-0; edge3-0 port 0 is host12.
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "core1"), 12), std::vector<uint16_t>({3}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg3-1"), 12), std::vector<uint16_t>({0}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "edge3-0"), 12), std::vector<uint16_t>({0}));
+    EXPECT_EQ(routes.GetHopCount(Id(topo, "core1"), 12), 3U);
+
+    // Same pod, other edge: host0 to host2 (edge0-1). Edge goes up both ways, agg down one.
+    EXPECT_EQ(routes.GetHopCount(0, 2), 4U);
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "edge0-0"), 2), std::vector<uint16_t>({2, 3}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-0"), 2), std::vector<uint16_t>({1}));
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-1"), 2), std::vector<uint16_t>({1}));
+
+    // Same edge: host0 to host1.
+    EXPECT_EQ(routes.GetHopCount(0, 1), 2U);
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "edge0-0"), 1), std::vector<uint16_t>({1}));
+
+    // The host itself.
+    EXPECT_TRUE(routes.GetNextHops(5, 5).empty());
+    EXPECT_EQ(routes.GetHopCount(5, 5), 0U);
+}
+
+TEST(FabricEcmp, FatTreeK4EveryPathReachesItsHost)
+{
+    const FabricTopology topo = FatTreeBuilder(4).Build();
+    const EcmpRouteTable routes(topo);
+    // Per source host: 1 same-edge host (1 path), 2 same-pod hosts (2 paths each),
+    // 12 other-pod hosts (4 paths each) -> 16 * (1 + 4 + 48) paths.
+    EXPECT_EQ(WalkEverything(topo, routes), 16U * 53U);
+}
+
+TEST(FabricEcmp, FatTreeK8EveryPathReachesItsHost)
+{
+    const FabricTopology topo = FatTreeBuilder(8).Build();
+    const EcmpRouteTable routes(topo);
+    // Per source: 3 same-edge (1), 12 same-pod (4), 112 other-pod (16 = (k/2)^2).
+    EXPECT_EQ(WalkEverything(topo, routes), 128U * (3U + 48U + 112U * 16U));
+    // An edge switch stores 7 groups, not 128: unreachable, one per attached host, up to
+    // the same pod (3 hops), up to other pods (5 hops).
+    EXPECT_EQ(routes.GetNGroups(Id(topo, "edge0-0")), 7U);
+}
+
+TEST(FabricEcmp, LeafSpineParallelLinks)
+{
+    LeafSpineBuilder b(3, 2, 2);
+    b.SetParallelLinks(2);
+    const FabricTopology topo = b.Build();
+    const EcmpRouteTable routes(topo);
+    // leaf0 to a host on leaf2: all four uplinks (ports 2..5).
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "leaf0"), 4), std::vector<uint16_t>({2, 3, 4, 5}));
+    // spine0 to leaf2: its two parallel links (ports 4, 5).
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "spine0"), 4), std::vector<uint16_t>({4, 5}));
+    EXPECT_EQ(routes.GetHopCount(0, 4), 4U);
+    EXPECT_EQ(WalkEverything(topo, routes), 6U * (1U + 4U * 8U));
+}
+
+TEST(FabricEcmp, FailedLinks)
+{
+    const FabricTopology topo = FatTreeBuilder(4).Build();
+    const uint32_t edge00 = Id(topo, "edge0-0");
+    const uint32_t agg00 = Id(topo, "agg0-0");
+    std::vector<bool> up(topo.GetNLinks(), true);
+    uint32_t cut = 0;
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        const auto& link = topo.GetLink(l);
+        if ((link.nodeA == edge00 && link.nodeB == agg00) ||
+            (link.nodeA == agg00 && link.nodeB == edge00))
+        {
+            up[l] = false;
+            cut = l;
+        }
+    }
+    ASSERT_FALSE(up[cut]);
+    EcmpRouteTable routes;
+    routes.Compute(topo, up);
+    // edge0-0 has one way up left.
+    EXPECT_EQ(routes.GetNextHops(edge00, 12), std::vector<uint16_t>({3}));
+    EXPECT_EQ(routes.GetHopCount(0, 12), 6U);
+    // agg0-0 reaches host0 only through edge0-1 and agg0-1: 4 hops instead of 2.
+    EXPECT_EQ(routes.GetHopCount(agg00, 0), 4U);
+    EXPECT_EQ(routes.GetNextHops(agg00, 0), std::vector<uint16_t>({1}));
+    // Cores 0 and 1 enter pod 0 only through agg0-0, which now detours: 3 + 2 hops.
+    EXPECT_EQ(routes.GetHopCount(Id(topo, "core0"), 0), 5U);
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "core0"), 0), std::vector<uint16_t>({0}));
+    EXPECT_GT(WalkEverything(topo, routes, up), 0U);
+
+    // Cutting host0's only link makes it unreachable for everyone.
+    up.assign(topo.GetNLinks(), true);
+    up[0] = false;
+    routes.Compute(topo, up);
+    EXPECT_EQ(routes.GetHopCount(5, 0), EcmpRouteTable::UNREACHABLE);
+    EXPECT_TRUE(routes.GetNextHops(edge00, 0).empty());
+    EXPECT_TRUE(routes.GetNextHops(0, 5).empty());
+
+    EXPECT_THROW(routes.Compute(topo, std::vector<bool>(3, true)), std::invalid_argument);
+}
+
+TEST(FabricEcmp, K16FitsInLittleMemory)
+{
+    const FabricTopology topo = FatTreeBuilder(16).Build();
+    ASSERT_EQ(topo.GetNHosts(), 1024U);
+    ASSERT_EQ(topo.GetNNodes(), 1024U + 320U);
+    const auto start = std::chrono::steady_clock::now();
+    const EcmpRouteTable routes(topo);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // 1344 nodes x 1024 hosts x 4 bytes of group ids = 5.5 MB, plus a few groups per node.
+    EXPECT_LT(routes.GetMemoryBytes(), 6'500'000U);
+    EXPECT_LT(seconds, 20.0);
+    EXPECT_EQ(routes.GetHopCount(0, 1023), 6U);
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "edge0-0"), 1023).size(), 8U);
+    EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-0"), 1023).size(), 8U);
+    std::cout << "k=16 ECMP table: " << routes.GetMemoryBytes() / 1e6 << " MB, " << seconds
+              << " s\n";
+}
