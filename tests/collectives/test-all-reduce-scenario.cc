@@ -1,0 +1,101 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Scenario tests: ring all-reduce over RoCEv2 against the alpha-beta lower bound.
+ */
+
+#include "ns3/all-reduce-experiment.h"
+#include "ns3/alpha-beta-model.h"
+#include "ns3/core-module.h"
+#include "ns3/fabric-topology.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+/// n hosts on one switch, every link 100 Gb/s and 1 us.
+FabricTopology
+Star(uint32_t n)
+{
+    FabricTopology topo;
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        topo.AddNode(FabricTopology::HOST, "host" + std::to_string(h), 0);
+    }
+    uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw0", 1);
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        topo.AddLink(h, sw, 100000000000ULL, MicroSeconds(1));
+    }
+    return topo;
+}
+
+} // namespace
+
+TEST(AllReduceScenario, EightHostsOnOneSwitchWithin5PercentOfTheBound)
+{
+    const uint64_t bytes = 32ULL << 20;
+    {
+        AllReduceExperiment exp(Star(8), 1);
+        exp.Run({bytes}, Time(0));
+        ASSERT_TRUE(exp.IsFinished());
+        const auto& r = exp.GetResults().at(0);
+        const double t = (r.end - r.start).GetSeconds();
+
+        // The bound, from first principles for this star: B = 100 Gb/s x 4096 / (4096 + 82),
+        // alpha = 2 cables + one store-and-forward of a 4178-byte frame at the switch.
+        const double b = 100e9 / 8 * 4096.0 / (4096 + 82);
+        const double alpha = 2e-6 + 4178 * 8 / 100e9;
+        const double bound = alpha + 2.0 * 7 / 8 * bytes / b;
+        EXPECT_NEAR(exp.GetBoundSeconds(bytes), bound, 1e-9);
+
+        EXPECT_GE(t, bound) << "faster than physically possible";
+        EXPECT_LE(t, bound * 1.05) << "more than 5% above the alpha-beta bound";
+        for (const auto& [reason, n] : exp.GetDrops())
+        {
+            EXPECT_EQ(n, 0u) << reason;
+        }
+        EXPECT_EQ(exp.GetRetransmissions(), 0u);
+    }
+    Simulator::Destroy();
+}
+
+TEST(AllReduceScenario, SweepRunsEachSizeAloneAndInOrder)
+{
+    {
+        AllReduceExperiment exp(Star(4), 1);
+        exp.Run({4096, 1 << 20, 3000017}, Time(0));
+        ASSERT_TRUE(exp.IsFinished());
+        const auto& res = exp.GetResults();
+        ASSERT_EQ(res.size(), 3u);
+        for (uint32_t i = 0; i < res.size(); ++i)
+        {
+            EXPECT_EQ(res[i].ranks, 4u);
+            EXPECT_GT(res[i].end, res[i].start);
+            EXPECT_GE((res[i].end - res[i].start).GetSeconds(), exp.GetBoundSeconds(res[i].bytes));
+            if (i > 0)
+            {
+                EXPECT_EQ(res[i].start, res[i - 1].end);
+            }
+        }
+        // Every byte of every rank crossed two cables per ring step, and was acknowledged.
+        EXPECT_GT(exp.GetPacketHops(), 0u);
+    }
+    Simulator::Destroy();
+}
+
+TEST(AllReduceScenario, StopTimeEndsARunEarlyWithoutFinishing)
+{
+    {
+        AllReduceExperiment exp(Star(4), 1);
+        exp.Run({64ULL << 20}, MicroSeconds(100));
+        EXPECT_FALSE(exp.IsFinished());
+        EXPECT_EQ(Simulator::Now(), MicroSeconds(100));
+        ASSERT_EQ(exp.GetResults().size(), 1u);
+        EXPECT_TRUE(exp.GetResults()[0].end.IsZero());
+    }
+    Simulator::Destroy();
+}
