@@ -106,6 +106,7 @@ main(int argc, char* argv[])
                                   .SetLinkDelay(linkDelay)
                                   .Build();
     AllReduceExperiment exp(topology, opts.GetSeed());
+    exp.SetProgress(true);
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",
                 k,

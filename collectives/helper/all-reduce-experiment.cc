@@ -7,6 +7,7 @@
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/bth-header.h"
+#include "ns3/progress-reporter.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -40,6 +41,12 @@ AllReduceExperiment::AllReduceExperiment(const FabricTopology& topology, uint64_
 AllReduceExperiment::~AllReduceExperiment() = default;
 
 void
+AllReduceExperiment::SetProgress(bool show)
+{
+    m_progress = show;
+}
+
+void
 AllReduceExperiment::StopSimulation()
 {
     Simulator::Stop();
@@ -55,7 +62,24 @@ AllReduceExperiment::Run(const std::vector<uint64_t>& sizes, Time stop)
     {
         Simulator::Stop(stop);
     }
+    std::unique_ptr<ProgressReporter> progress;
+    if (m_progress)
+    {
+        // The bound is a good estimate of the end for % done and ETA.
+        double expected = 0;
+        for (uint64_t bytes : sizes)
+        {
+            expected += GetBoundSeconds(bytes);
+        }
+        Time end = stop > Time(0) ? std::min(stop, Seconds(expected)) : Seconds(expected);
+        progress = std::make_unique<ProgressReporter>(end, [this]() { return !IsFinished(); });
+        progress->Start();
+    }
     Simulator::Run();
+    if (progress)
+    {
+        progress->Stop();
+    }
 }
 
 const std::vector<CollectiveResult>&

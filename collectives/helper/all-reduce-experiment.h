@@ -31,6 +31,9 @@ class AllReduceExperiment
     AllReduceExperiment(const FabricTopology& topology, uint64_t seed);
     ~AllReduceExperiment();
 
+    /// Show a progress line on stderr during long runs (off by default).
+    void SetProgress(bool show);
+
     /**
      * Run the sizes one after another and return when done or at stop (if > 0).
      * \param sizes buffer sizes per rank
@@ -65,6 +68,7 @@ class AllReduceExperiment
     std::vector<Ptr<CollectiveApp>> m_apps;
     std::unique_ptr<CollectiveRunner> m_runner;
     uint32_t m_payload;
+    bool m_progress{false};
 };
 
 } // namespace ns3
