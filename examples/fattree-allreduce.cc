@@ -35,16 +35,34 @@ PrintTable(const AllReduceExperiment& exp, const std::vector<CollectiveResult>& 
     std::printf("#\n# Ring all-reduce, %u ranks (one per host), RoCEv2, 1 channel\n#\n",
                 exp.GetNRanks());
     std::printf("# %12s %12s %6s %6s %10s %8s %8s %10s %6s\n",
-                "size", "count", "type", "redop", "time", "algbw", "busbw", "bound", "eff");
+                "size",
+                "count",
+                "type",
+                "redop",
+                "time",
+                "algbw",
+                "busbw",
+                "bound",
+                "eff");
     std::printf("# %12s %12s %6s %6s %10s %8s %8s %10s %6s\n",
-                "(B)", "(elements)", "", "", "(us)", "(GB/s)", "(GB/s)", "(us)", "");
+                "(B)",
+                "(elements)",
+                "",
+                "",
+                "(us)",
+                "(GB/s)",
+                "(GB/s)",
+                "(us)",
+                "");
     for (const auto& r : results)
     {
         if (r.end.IsZero())
         {
             std::printf("  %12llu %12llu %6s %6s %10s   (not finished before --stop)\n",
                         static_cast<unsigned long long>(r.bytes),
-                        static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES), "float", "sum",
+                        static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES),
+                        "float",
+                        "sum",
                         "-");
             continue;
         }
@@ -54,8 +72,14 @@ PrintTable(const AllReduceExperiment& exp, const std::vector<CollectiveResult>& 
         const double bound = exp.GetBoundSeconds(r.bytes);
         std::printf("  %12llu %12llu %6s %6s %10.1f %8.2f %8.2f %10.1f %5.1f%%\n",
                     static_cast<unsigned long long>(r.bytes),
-                    static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES), "float", "sum",
-                    t * 1e6, algbw, busbw, bound * 1e6, 100.0 * bound / t);
+                    static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES),
+                    "float",
+                    "sum",
+                    t * 1e6,
+                    algbw,
+                    busbw,
+                    bound * 1e6,
+                    100.0 * bound / t);
     }
 }
 
@@ -77,10 +101,11 @@ main(int argc, char* argv[])
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts, 5k^2/4 switches", k);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
-    opts.AddParsed("size",
-                   "all-reduce size per rank, or a sweep MIN:MAX[:FACTOR] (like nccl-tests -b/-e/-f)",
-                   sizeText,
-                   [&](const std::string& v) { sizes = ParseSizeSweep(v); });
+    opts.AddParsed(
+        "size",
+        "all-reduce size per rank, or a sweep MIN:MAX[:FACTOR] (like nccl-tests -b/-e/-f)",
+        sizeText,
+        [&](const std::string& v) { sizes = ParseSizeSweep(v); });
     opts.Parse(argc, argv);
 
     if (k < 2 || k % 2 != 0)
@@ -136,14 +161,25 @@ main(int argc, char* argv[])
                   {"payload_bandwidth_GBps", exp.GetPayloadBandwidth() / 1e9}};
     nlohmann::json colls = nlohmann::json::array();
     auto csv = out.OpenCsv("collectives.csv",
-                           {"op", "algo", "bytes", "ranks", "time_us", "algbw_GBps",
-                            "busbw_GBps", "bound_us", "efficiency"});
+                           {"op",
+                            "algo",
+                            "bytes",
+                            "ranks",
+                            "time_us",
+                            "algbw_GBps",
+                            "busbw_GBps",
+                            "bound_us",
+                            "efficiency"});
     bool complete = exp.IsFinished();
     for (const auto& r : exp.GetResults())
     {
-        nlohmann::json c = {{"op", r.op}, {"algo", r.algo}, {"bytes", r.bytes},
-                            {"count", r.bytes / ELEMENT_BYTES}, {"type", "float"},
-                            {"ranks", r.ranks}, {"start_us", r.start.GetSeconds() * 1e6}};
+        nlohmann::json c = {{"op", r.op},
+                            {"algo", r.algo},
+                            {"bytes", r.bytes},
+                            {"count", r.bytes / ELEMENT_BYTES},
+                            {"type", "float"},
+                            {"ranks", r.ranks},
+                            {"start_us", r.start.GetSeconds() * 1e6}};
         const double bound = exp.GetBoundSeconds(r.bytes);
         c["bound_us"] = bound * 1e6;
         if (!r.end.IsZero())
@@ -155,8 +191,15 @@ main(int argc, char* argv[])
             c["algbw_GBps"] = algbw;
             c["busbw_GBps"] = busbw;
             c["efficiency"] = bound / t;
-            csv.Add(r.op).Add(r.algo).Add(r.bytes).Add(static_cast<uint64_t>(r.ranks))
-                .Add(t * 1e6).Add(algbw).Add(busbw).Add(bound * 1e6).Add(bound / t);
+            csv.Add(r.op)
+                .Add(r.algo)
+                .Add(r.bytes)
+                .Add(static_cast<uint64_t>(r.ranks))
+                .Add(t * 1e6)
+                .Add(algbw)
+                .Add(busbw)
+                .Add(bound * 1e6)
+                .Add(bound / t);
             csv.EndRow();
         }
         else
@@ -176,7 +219,9 @@ main(int argc, char* argv[])
     }
     j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
     j["retransmitted_packets"] = exp.GetRetransmissions();
-    out.RecordRunFigures(Simulator::GetEventCount(), exp.GetPacketHops(), Simulator::Now(),
+    out.RecordRunFigures(Simulator::GetEventCount(),
+                         exp.GetPacketHops(),
+                         Simulator::Now(),
                          wallSeconds);
     out.WriteSummary();
     csv.Close();
@@ -187,7 +232,8 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(exp.GetRetransmissions()));
     std::printf("# simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops "
                 "(%.2f M hops/s)\n",
-                Simulator::Now().GetSeconds() * 1e3, wallSeconds,
+                Simulator::Now().GetSeconds() * 1e3,
+                wallSeconds,
                 static_cast<unsigned long long>(Simulator::GetEventCount()),
                 static_cast<unsigned long long>(exp.GetPacketHops()),
                 exp.GetPacketHops() / wallSeconds / 1e6);

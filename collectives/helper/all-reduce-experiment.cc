@@ -105,7 +105,8 @@ AllReduceExperiment::GetAlpha(uint32_t lastPayload) const
 {
     // After the sender's NIC finishes the last frame, it still crosses every cable and is
     // stored and forwarded whole by every switch on the way.
-    const uint32_t frame = lastPayload + RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
+    const uint32_t frame =
+        lastPayload + RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
     Time worst(0);
     const uint32_t n = GetNRanks();
     for (uint32_t r = 0; r < n; ++r)

@@ -16,7 +16,8 @@ CommunicatorHelper::InstallRdmaRing(const std::vector<Ptr<Node>>& nodes,
 {
     const uint32_t n = static_cast<uint32_t>(nodes.size());
     NS_ABORT_MSG_IF(n < 2, "a communicator needs at least 2 ranks");
-    NS_ABORT_MSG_IF(engines.size() != n || addresses.size() != n, "one engine and address per rank");
+    NS_ABORT_MSG_IF(engines.size() != n || addresses.size() != n,
+                    "one engine and address per rank");
     std::vector<Ptr<CollectiveApp>> apps(n);
     for (uint32_t r = 0; r < n; ++r)
     {
@@ -29,7 +30,8 @@ CommunicatorHelper::InstallRdmaRing(const std::vector<Ptr<Node>>& nodes,
     for (uint32_t r = 0; r < n; ++r)
     {
         const uint32_t next = (r + 1) % n;
-        auto [a, b] = RdmaConnection::Connect(engines[r], addresses[r], engines[next], addresses[next]);
+        auto [a, b] =
+            RdmaConnection::Connect(engines[r], addresses[r], engines[next], addresses[next]);
         toNext[r] = a;
         fromPrev[next] = b;
     }

@@ -23,9 +23,10 @@ namespace ns3
 class CommunicatorHelper
 {
   public:
-    static std::vector<Ptr<CollectiveApp>> InstallRdmaRing(const std::vector<Ptr<Node>>& nodes,
-                                                           const std::vector<Ptr<RdmaEngine>>& engines,
-                                                           const std::vector<Address>& addresses);
+    static std::vector<Ptr<CollectiveApp>> InstallRdmaRing(
+        const std::vector<Ptr<Node>>& nodes,
+        const std::vector<Ptr<RdmaEngine>>& engines,
+        const std::vector<Address>& addresses);
 };
 
 } // namespace ns3

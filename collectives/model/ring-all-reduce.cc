@@ -43,7 +43,9 @@ RingAllReduce::TryPost()
         if (m_sendPos.step > 0)
         {
             // Forwarding needs the same slice of the previous step from the previous rank.
-            RingAllReduceSchedule::Position need{m_sendPos.loop, m_sendPos.step - 1, m_sendPos.slice};
+            RingAllReduceSchedule::Position need{m_sendPos.loop,
+                                                 m_sendPos.step - 1,
+                                                 m_sendPos.slice};
             if (m_hasRecv && !RingAllReduceSchedule::Before(need, m_recvPos))
             {
                 return;

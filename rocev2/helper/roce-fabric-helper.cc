@@ -78,9 +78,9 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             Ptr<RoceNetDevice> dev;
             if (switchIndex[n] < 0)
             {
-                NS_ABORT_MSG_IF(links.size() != 1, "host " << topology.GetNode(n).name
-                                                           << " has " << links.size()
-                                                           << " links; one NIC per host");
+                NS_ABORT_MSG_IF(links.size() != 1,
+                                "host " << topology.GetNode(n).name << " has " << links.size()
+                                        << " links; one NIC per host");
                 dev = CreateObject<RoceNicDevice>();
             }
             else

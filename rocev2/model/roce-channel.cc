@@ -18,18 +18,17 @@ NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 TypeId
 RoceChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceChannel")
-            .SetParent<Channel>()
-            .SetGroupName("Rocev2")
-            .AddConstructor<RoceChannel>()
-            // 1 us: about 200 m of fibre, the per-link delay of the HPCC and ConWeave
-            // fat-tree set-ups (shared/reference/prior-art.md).
-            .AddAttribute("Delay",
-                          "Propagation delay of the cable",
-                          TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&RoceChannel::m_delay),
-                          MakeTimeChecker(Time(0)));
+    static TypeId tid = TypeId("ns3::RoceChannel")
+                            .SetParent<Channel>()
+                            .SetGroupName("Rocev2")
+                            .AddConstructor<RoceChannel>()
+                            // 1 us: about 200 m of fibre, the per-link delay of the HPCC and
+                            // ConWeave fat-tree set-ups (shared/reference/prior-art.md).
+                            .AddAttribute("Delay",
+                                          "Propagation delay of the cable",
+                                          TimeValue(MicroSeconds(1)),
+                                          MakeTimeAccessor(&RoceChannel::m_delay),
+                                          MakeTimeChecker(Time(0)));
     return tid;
 }
 

@@ -60,7 +60,8 @@ RoceEgressQueue::SetWeights(std::string weights)
     uint32_t i = 0;
     while (std::getline(ss, item, ','))
     {
-        NS_ABORT_MSG_IF(i >= N_PRIORITIES, "DwrrWeights: more than 8 weights in '" << weights << "'");
+        NS_ABORT_MSG_IF(i >= N_PRIORITIES,
+                        "DwrrWeights: more than 8 weights in '" << weights << "'");
         char* end = nullptr;
         unsigned long w = std::strtoul(item.c_str(), &end, 10);
         NS_ABORT_MSG_IF(item.empty() || *end != '\0' || w < 1 || w > 1000000,

@@ -24,6 +24,7 @@ class RoceEgressQueue : public Object
 {
   public:
     static constexpr uint8_t N_PRIORITIES = 8;
+
     /// Transmission selection (a plain enum: ns-3.37's EnumValue takes int).
     enum Scheduler
     {

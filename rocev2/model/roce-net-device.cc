@@ -261,7 +261,7 @@ RoceNetDevice::ForwardUp(Ptr<Packet> frame)
     frame->RemoveHeader(eth);
     const uint16_t protocol = eth.GetLengthType();
     const Mac48Address dst = eth.GetDestination();
-    PacketType type = dst.IsBroadcast() ? NetDevice::PACKET_BROADCAST
+    PacketType type = dst.IsBroadcast()    ? NetDevice::PACKET_BROADCAST
                       : (dst == m_address) ? NetDevice::PACKET_HOST
                                            : NetDevice::PACKET_OTHERHOST;
     if (!m_promiscCallback.IsNull())

@@ -139,8 +139,8 @@ class RoceNetDevice : public NetDevice
     uint64_t m_rxErrorDrops{0};
     Ptr<ErrorModel> m_receiveErrorModel;
 
-    TracedCallback<Ptr<const Packet>> m_macTxTrace; //!< frame starts transmission
-    TracedCallback<Ptr<const Packet>> m_macRxTrace; //!< frame fully received
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;     //!< frame starts transmission
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
 };
 

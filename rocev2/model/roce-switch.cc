@@ -78,7 +78,9 @@ RoceSwitch::GetNPorts() const
 }
 
 void
-RoceSwitch::SetRoutes(const EcmpRouteTable& routes, uint32_t nodeIndex, Ipv4Address firstHostAddress)
+RoceSwitch::SetRoutes(const EcmpRouteTable& routes,
+                      uint32_t nodeIndex,
+                      Ipv4Address firstHostAddress)
 {
     m_firstHost = firstHostAddress.Get();
     const uint32_t nHosts = routes.GetNHosts();

@@ -14,9 +14,8 @@
 #include "ns3/packet.h"
 #include "ns3/reth-header.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <vector>
 
@@ -69,6 +68,7 @@ const std::vector<uint8_t> kBthBytes = {
     0x80,             // byte 8: AckReq=1 | reserved 0
     0xAB, 0xCD, 0xEF, // bytes 9-11: PSN
 };
+
 // clang-format on
 
 BthHeader
@@ -269,8 +269,8 @@ TEST(BthHeaderTest, EachFlagBitPosition)
 TEST(BthHeaderTest, DeserializeIgnoresReservedBits)
 {
     // All reserved bits set: byte 4 bits 5:0 and byte 8 bits 6:0.
-    std::vector<uint8_t> bytes
-        = {0x11, 0x4F, 0x7F, 0xFF, 0x7F, 0x00, 0x00, 0x01, 0x7F, 0x00, 0x00, 0x02};
+    std::vector<uint8_t> bytes =
+        {0x11, 0x4F, 0x7F, 0xFF, 0x7F, 0x00, 0x00, 0x01, 0x7F, 0x00, 0x00, 0x02};
     BthHeader h = DeserializeFromBytes<BthHeader>(bytes);
     EXPECT_EQ(h.GetOpcode(), 0x11);
     EXPECT_FALSE(h.GetSolicitedEvent());
@@ -284,9 +284,10 @@ TEST(BthHeaderTest, DeserializeIgnoresReservedBits)
     EXPECT_FALSE(h.GetAckReq());
     EXPECT_EQ(h.GetPsn(), 2u);
     // Re-serialising writes the reserved bits as zero.
-    EXPECT_EQ(SerializeToBytes(h),
-              (std::vector<uint8_t>{
-                  0x11, 0x4F, 0x7F, 0xFF, 0x40, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02}));
+    EXPECT_EQ(
+        SerializeToBytes(h),
+        (std::vector<
+            uint8_t>{0x11, 0x4F, 0x7F, 0xFF, 0x40, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02}));
 }
 
 TEST(BthHeaderTest, TwentyFourBitMasking)

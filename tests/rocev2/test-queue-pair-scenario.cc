@@ -7,16 +7,15 @@
 
 #include "ns3/bth-header.h"
 #include "ns3/core-module.h"
+#include "ns3/ecmp-route-table.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-topology.h"
-#include "ns3/ecmp-route-table.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <set>
 #include <vector>
 
@@ -133,8 +132,8 @@ TEST(QueuePairScenario, DeliversIntactAndInOrderUnderEvery50thPacketLoss)
     const Time delay = NanoSeconds(1100); // keeps the ratio away from an integer
     const uint32_t startPsn = 0x000010;
     QpPair pair(delay, startPsn);
-    Ptr<DropFirstTransmission> em = Create<DropFirstTransmission>(
-        startPsn, [](uint32_t i) { return i % 50 == 0; });
+    Ptr<DropFirstTransmission> em =
+        Create<DropFirstTransmission>(startPsn, [](uint32_t i) { return i % 50 == 0; });
     pair.fabric.GetNic(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
 
     const std::vector<uint64_t> sizes{2000 * 4096ULL, 3000000ULL, 100ULL};
@@ -170,8 +169,9 @@ TEST(QueuePairScenario, PsnWrapsAroundModulo2To24)
 {
     const uint32_t startPsn = 0xFFFFFF - 37; // wraps after 38 packets
     QpPair pair(MicroSeconds(1), startPsn);
-    Ptr<DropFirstTransmission> em = Create<DropFirstTransmission>(
-        startPsn, [](uint32_t i) { return i == 30 || i == 38 || i == 45; });
+    Ptr<DropFirstTransmission> em = Create<DropFirstTransmission>(startPsn, [](uint32_t i) {
+        return i == 30 || i == 38 || i == 45;
+    });
     pair.fabric.GetNic(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
     pair.sender->PostWrite(200 * 4096ULL, false, 0, 7);
     Simulator::Run();

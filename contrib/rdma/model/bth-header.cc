@@ -90,8 +90,8 @@ BthHeader::Serialize(Buffer::Iterator start) const
     NS_LOG_FUNCTION(this);
     Buffer::Iterator i = start;
     i.WriteU8(m_opcode);
-    uint8_t flags = (m_solicitedEvent ? SE_MASK : 0) | (m_migReq ? MIGREQ_MASK : 0)
-                    | ((m_padCnt & PADCNT_MASK) << PADCNT_SHIFT) | (m_tver & TVER_MASK);
+    uint8_t flags = (m_solicitedEvent ? SE_MASK : 0) | (m_migReq ? MIGREQ_MASK : 0) |
+                    ((m_padCnt & PADCNT_MASK) << PADCNT_SHIFT) | (m_tver & TVER_MASK);
     i.WriteU8(flags);
     i.WriteHtonU16(m_pkey);
     uint32_t qpWord = (m_fecn ? FECN_MASK : 0) | (m_becn ? BECN_MASK : 0) | (m_destQp & MASK_24);

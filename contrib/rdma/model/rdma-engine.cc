@@ -20,24 +20,23 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaEngine);
 TypeId
 RdmaEngine::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaEngine")
-            .SetParent<Object>()
-            .SetGroupName("Rdma")
-            .AddConstructor<RdmaEngine>()
-            .AddAttribute("CongestionControl",
-                          "TypeId name of the RdmaCongestionOps each new QP gets",
-                          StringValue("ns3::RdmaCcNone"),
-                          MakeStringAccessor(&RdmaEngine::SetCongestionControl,
-                                             &RdmaEngine::GetCongestionControl),
-                          MakeStringChecker())
-            // QPs 0 and 1 are reserved for SMI/GSI (IBTA Vol. 1, 10.2.4.3); RNICs hand out
-            // higher numbers.
-            .AddAttribute("FirstQpn",
-                          "QPN of the first queue pair created",
-                          UintegerValue(0x100),
-                          MakeUintegerAccessor(&RdmaEngine::m_firstQpn),
-                          MakeUintegerChecker<uint32_t>(2, 0xFFFFFF));
+    static TypeId tid = TypeId("ns3::RdmaEngine")
+                            .SetParent<Object>()
+                            .SetGroupName("Rdma")
+                            .AddConstructor<RdmaEngine>()
+                            .AddAttribute("CongestionControl",
+                                          "TypeId name of the RdmaCongestionOps each new QP gets",
+                                          StringValue("ns3::RdmaCcNone"),
+                                          MakeStringAccessor(&RdmaEngine::SetCongestionControl,
+                                                             &RdmaEngine::GetCongestionControl),
+                                          MakeStringChecker())
+                            // QPs 0 and 1 are reserved for SMI/GSI (IBTA Vol. 1, 10.2.4.3); RNICs
+                            // hand out higher numbers.
+                            .AddAttribute("FirstQpn",
+                                          "QPN of the first queue pair created",
+                                          UintegerValue(0x100),
+                                          MakeUintegerAccessor(&RdmaEngine::m_firstQpn),
+                                          MakeUintegerChecker<uint32_t>(2, 0xFFFFFF));
     return tid;
 }
 

@@ -56,11 +56,12 @@ RdmaQueuePair::GetTypeId()
                           MakeTimeAccessor(&RdmaQueuePair::m_ackTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             // NCCL_IB_RETRY_CNT default 7 (3-bit field, IBTA Vol. 1, 9.7.6.1.3).
-            .AddAttribute("RetryCount",
-                          "Timeouts without progress tolerated before the QP enters the error state",
-                          UintegerValue(7),
-                          MakeUintegerAccessor(&RdmaQueuePair::m_retryLimit),
-                          MakeUintegerChecker<uint32_t>(0, 7))
+            .AddAttribute(
+                "RetryCount",
+                "Timeouts without progress tolerated before the QP enters the error state",
+                UintegerValue(7),
+                MakeUintegerAccessor(&RdmaQueuePair::m_retryLimit),
+                MakeUintegerChecker<uint32_t>(0, 7))
             // 1: an ACK per packet, as the HPCC artifact runs (L2_ACK_INTERVAL 1), so that
             // congestion-control studies see per-packet feedback. An ACK is always sent at
             // the end of a message.

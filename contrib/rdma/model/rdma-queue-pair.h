@@ -81,7 +81,10 @@ class RdmaQueuePair : public Object
      * \param localStartPsn first PSN this side sends
      * \param remoteStartPsn first PSN the peer sends (our expected PSN)
      */
-    void Connect(uint32_t remoteQpn, const Address& peer, uint32_t localStartPsn, uint32_t remoteStartPsn);
+    void Connect(uint32_t remoteQpn,
+                 const Address& peer,
+                 uint32_t localStartPsn,
+                 uint32_t remoteStartPsn);
 
     uint32_t GetQpn() const;
     uint32_t GetRemoteQpn() const;
@@ -199,9 +202,9 @@ class RdmaQueuePair : public Object
     uint64_t m_timeouts{0};
     uint64_t m_naksSent{0};
 
-    TracedCallback<uint32_t, bool> m_txTrace;   //!< (PSN, is retransmission)
-    TracedCallback<uint32_t> m_nakTrace;        //!< NAK received for PSN
-    TracedCallback<uint64_t> m_timeoutTrace;    //!< timeout, oldest unacked index
+    TracedCallback<uint32_t, bool> m_txTrace;     //!< (PSN, is retransmission)
+    TracedCallback<uint32_t> m_nakTrace;          //!< NAK received for PSN
+    TracedCallback<uint64_t> m_timeoutTrace;      //!< timeout, oldest unacked index
     TracedCallback<uint64_t, uint32_t> m_rxTrace; //!< message received (bytes, imm)
 };
 
