@@ -118,11 +118,6 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--fabric=" + opts.GetFabric() + " is not available yet",
                              "roce (InfiniBand and TCP come with their own issues)"));
     }
-    if (!opts.GetPcapDir().empty())
-    {
-        opts.Fail(InputError("--pcap is not available in this program yet",
-                             "no --pcap (pcap output comes with the PFC issue)"));
-    }
 
     RunOutput out(opts.GetOutDir());
     FabricTopology topology = FatTreeBuilder(k)
@@ -132,6 +127,12 @@ main(int argc, char* argv[])
                                   .Build();
     AllReduceExperiment exp(topology, opts.GetSeed());
     exp.SetProgress(true);
+    if (!opts.GetPcapDir().empty())
+    {
+        // Every frame of every port: large for big runs (about 2 x packet-hops records).
+        RunOutput pcapDir(opts.GetPcapDir()); // creates the directory or fails clearly
+        exp.EnablePcap(opts.GetPcapDir());
+    }
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",
                 k,

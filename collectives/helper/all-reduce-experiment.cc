@@ -189,6 +189,12 @@ AllReduceExperiment::GetRetransmissions() const
     return total;
 }
 
+uint32_t
+AllReduceExperiment::EnablePcap(const std::string& dir) const
+{
+    return m_fabric.EnablePcap(dir);
+}
+
 const RoceFabricHelper&
 AllReduceExperiment::GetFabric() const
 {

@@ -57,6 +57,8 @@ class AllReduceExperiment
     /// Data packets retransmitted by all QPs (go-back-N and timeouts).
     uint64_t GetRetransmissions() const;
     const RoceFabricHelper& GetFabric() const;
+    /// Write per-port pcap files to dir (see RoceFabricHelper::EnablePcap).
+    uint32_t EnablePcap(const std::string& dir) const;
     const EcmpRouteTable& GetRoutes() const;
 
   private:

@@ -8,6 +8,7 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -97,6 +98,10 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             }
         }
     }
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        m_portsByNode.emplace_back(topology.GetNode(n).name, ports[n]);
+    }
     for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
     {
         const FabricTopology::Link& link = topology.GetLink(l);
@@ -133,6 +138,26 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             m_switches[switchIndex[n]]->SetRoutes(routes, n, HostAddress(0));
         }
     }
+}
+
+uint32_t
+RoceFabricHelper::EnablePcap(const std::string& dir) const
+{
+    PcapHelper pcap;
+    uint32_t files = 0;
+    for (const auto& [name, ports] : m_portsByNode)
+    {
+        for (uint32_t p = 0; p < ports.size(); ++p)
+        {
+            std::string path = dir + "/" + name + "-" + std::to_string(p) + ".pcap";
+            Ptr<PcapFileWrapper> file =
+                pcap.CreateFile(path, std::ios::out, PcapHelper::DLT_EN10MB);
+            NS_ABORT_MSG_IF(file->Fail(), "cannot write " << path);
+            pcap.HookDefaultSink<RoceNetDevice>(ports[p], "Sniffer", file);
+            ++files;
+        }
+    }
+    return files;
 }
 
 uint32_t

@@ -56,6 +56,14 @@ class RoceFabricHelper
     NodeContainer GetHostNodes() const;
     NodeContainer GetSwitchNodes() const;
 
+    /**
+     * Write one pcap file per port (Ethernet link type, frames without FCS) to a directory,
+     * named <node>-<port>.pcap after the topology's node names; readable by Wireshark/tshark
+     * (RoCEv2 decodes on UDP 4791). Call after Build.
+     * \return the number of files opened
+     */
+    uint32_t EnablePcap(const std::string& dir) const;
+
     /// Frames carried by all links (one packet crossing one link is one hop).
     uint64_t GetPacketHops() const;
     /// Drops of all switches by reason name (every reason present, zeros included).
@@ -69,6 +77,7 @@ class RoceFabricHelper
     std::vector<Ptr<RoceNicDevice>> m_nics;
     std::vector<Ptr<RoceSwitch>> m_switches;
     std::vector<Ptr<RoceChannel>> m_channels;
+    std::vector<std::pair<std::string, std::vector<Ptr<RoceNetDevice>>>> m_portsByNode;
 };
 
 } // namespace ns3

@@ -63,6 +63,11 @@ RoceNetDevice::GetTypeId()
                             "A frame has been received",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_macRxTrace),
                             "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame this port sends (at the start of transmission) or "
+                            "receives intact, for pcap",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("PhyRxDrop",
                             "A frame was lost to the receive error model",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
@@ -209,6 +214,7 @@ RoceNetDevice::TransmitNext()
     ++m_txFrames;
     m_txBytes += size;
     m_macTxTrace(frame);
+    m_snifferTrace(frame);
     m_channel->Transmit(frame, this, txTime);
     if (MayHaveMore())
     {
@@ -238,6 +244,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         return;
     }
     m_macRxTrace(frame);
+    m_snifferTrace(frame);
     Deliver(frame);
 }
 

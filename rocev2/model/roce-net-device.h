@@ -142,6 +142,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_macTxTrace;     //!< frame starts transmission
     TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;   //!< every frame sent or received
 };
 
 } // namespace ns3
