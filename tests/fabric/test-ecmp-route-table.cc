@@ -8,9 +8,8 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/leaf-spine-builder.h"
 
-#include <gtest/gtest.h>
-
 #include <chrono>
+#include <gtest/gtest.h>
 #include <stdexcept>
 
 using namespace ns3;
@@ -213,4 +212,48 @@ TEST(FabricEcmp, K16FitsInLittleMemory)
     EXPECT_EQ(routes.GetNextHops(Id(topo, "agg0-0"), 1023).size(), 8U);
     std::cout << "k=16 ECMP table: " << routes.GetMemoryBytes() / 1e6 << " MB, " << seconds
               << " s\n";
+}
+
+TEST(FabricEcmp, HostsDoNotForward)
+{
+    // Host x is attached to switches b and c (a multi-homed host, as in rail-optimised
+    // fabrics). Traffic from c to host d (on b) must not use x as a shortcut.
+    FabricTopology t;
+    const uint32_t d = t.AddNode(FabricTopology::HOST, "d", 0);
+    const uint32_t x = t.AddNode(FabricTopology::HOST, "x", 0);
+    const uint32_t b = t.AddNode(FabricTopology::SWITCH, "b", 1);
+    const uint32_t c = t.AddNode(FabricTopology::SWITCH, "c", 1);
+    const uint32_t e = t.AddNode(FabricTopology::SWITCH, "e", 2);
+    t.AddLink(d, b, 1, Seconds(0)); // b port 0
+    t.AddLink(x, b, 1, Seconds(0)); // b port 1, x port 0
+    t.AddLink(x, c, 1, Seconds(0)); // c port 0, x port 1
+    t.AddLink(c, e, 1, Seconds(0)); // c port 1
+    t.AddLink(e, b, 1, Seconds(0)); // b port 2
+    const EcmpRouteTable routes(t);
+    // c is 3 hops from d through e, and x (2 hops from d) is one hop closer: still not a
+    // next hop, because hosts do not forward.
+    EXPECT_EQ(routes.GetHopCount(c, 0), 3U);
+    EXPECT_EQ(routes.GetNextHops(c, 0), std::vector<uint16_t>({1}));
+    // x itself sends on its port towards b.
+    EXPECT_EQ(routes.GetNextHops(x, 0), std::vector<uint16_t>({0}));
+    EXPECT_EQ(routes.GetHopCount(x, 0), 2U);
+
+    // With a longer way round (c - f - e - b), a path through x would be shorter, but a host
+    // never carries transit traffic, so the distance counts only switch paths.
+    FabricTopology u;
+    const uint32_t d2 = u.AddNode(FabricTopology::HOST, "d", 0);
+    const uint32_t x2 = u.AddNode(FabricTopology::HOST, "x", 0);
+    const uint32_t b2 = u.AddNode(FabricTopology::SWITCH, "b", 1);
+    const uint32_t c2 = u.AddNode(FabricTopology::SWITCH, "c", 1);
+    const uint32_t e2 = u.AddNode(FabricTopology::SWITCH, "e", 2);
+    const uint32_t f2 = u.AddNode(FabricTopology::SWITCH, "f", 2);
+    u.AddLink(d2, b2, 1, Seconds(0));
+    u.AddLink(x2, b2, 1, Seconds(0));
+    u.AddLink(x2, c2, 1, Seconds(0));
+    u.AddLink(c2, f2, 1, Seconds(0));
+    u.AddLink(f2, e2, 1, Seconds(0));
+    u.AddLink(e2, b2, 1, Seconds(0));
+    const EcmpRouteTable routes2(u);
+    EXPECT_EQ(routes2.GetHopCount(c2, 0), 4U);
+    EXPECT_EQ(routes2.GetNextHops(c2, 0), std::vector<uint16_t>({1}));
 }

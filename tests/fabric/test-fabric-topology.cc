@@ -9,7 +9,6 @@
 #include "ns3/leaf-spine-builder.h"
 
 #include <gtest/gtest.h>
-
 #include <stdexcept>
 
 using namespace ns3;
@@ -126,7 +125,7 @@ TEST(FabricFatTree, RatesAndDelay)
                                     .SetFabricLinkRate(400'000'000'000ULL)
                                     .SetLinkDelay(NanoSeconds(500))
                                     .Build();
-    EXPECT_EQ(topo.GetLink(0).rateBps, 25'000'000'000ULL);  // host-edge links come first
+    EXPECT_EQ(topo.GetLink(0).rateBps, 25'000'000'000ULL);   // host-edge links come first
     EXPECT_EQ(topo.GetLink(16).rateBps, 400'000'000'000ULL); // then edge-agg
     EXPECT_EQ(topo.GetLink(47).rateBps, 400'000'000'000ULL);
     EXPECT_EQ(topo.GetLink(47).delay, NanoSeconds(500));

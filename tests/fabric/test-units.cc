@@ -4,11 +4,11 @@
 
 // ParseSize, ParseSizeSweep, ParseRate, ParseTime and FormatSize: good and bad inputs.
 
+#include "ns3/parse-number.h"
 #include "ns3/units.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
+#include <gtest/gtest.h>
 #include <limits>
 
 using namespace ns3;
@@ -55,30 +55,14 @@ TEST(FabricUnits, ParseSizeGood)
 
 TEST(FabricUnits, ParseSizeBad)
 {
-    const char* bad[] = {"",
-                         "-1",
-                         "-1K",
-                         "+5",
-                         "1.5",
-                         "1.1K",
-                         "1.2.3",
-                         ".5K",
-                         "5.K",
-                         "abc",
-                         "12XB",
-                         "1 K",
-                         " 1K",
-                         "1K ",
-                         "1e3",
-                         "0x10",
-                         "1kb",
-                         "1Kib",
-                         "1KiB2",
-                         "1Ki",
-                         "18446744073709551616",
-                         "16384P",
-                         "17179869184G",
-                         "99999999999999999999999999999999999999999999G"};
+    const char* bad[] = {"",       "-1",           "-1K",
+                         "+5",     "1.5",          "1.1K",
+                         "1.2.3",  ".5K",          "5.K",
+                         "abc",    "12XB",         "1 K",
+                         " 1K",    "1K ",          "1e3",
+                         "0x10",   "1kb",          "1Kib",
+                         "1KiB2",  "1Ki",          "18446744073709551616",
+                         "16384P", "17179869184G", "99999999999999999999999999999999999999999999G"};
     for (const char* text : bad)
     {
         EXPECT_THROW(ParseSize(text), InputError) << text;
@@ -95,7 +79,8 @@ TEST(FabricUnits, ParseSizeMessage)
     catch (const InputError& e)
     {
         EXPECT_EQ(std::string(e.what()).rfind(
-                      "--size: \"12XB\" is not a size (expected e.g. 64MiB, 1GiB, 4096", 0),
+                      "--size: \"12XB\" is not a size (expected e.g. 64MiB, 1GiB, 4096",
+                      0),
                   0U)
             << e.what();
         EXPECT_EQ(e.GetWhat(), "--size: \"12XB\" is not a size");
@@ -130,8 +115,18 @@ TEST(FabricUnits, ParseSizeSweep)
     const auto top = ParseSizeSweep("1:18446744073709551615:3");
     EXPECT_EQ(top.size(), 41U);
     EXPECT_EQ(top.back(), 12157665459056928801ULL); // 3^40
-    for (const char* bad : {"1GiB:8", "0:8", "8:1G:1", "8:1G:0", "8:1G:x", "8:1G:2.5", "8:1G:2:3",
-                            ":8", "8:", "8:1G:", "a:b", "8:1X"})
+    for (const char* bad : {"1GiB:8",
+                            "0:8",
+                            "8:1G:1",
+                            "8:1G:0",
+                            "8:1G:x",
+                            "8:1G:2.5",
+                            "8:1G:2:3",
+                            ":8",
+                            "8:",
+                            "8:1G:",
+                            "a:b",
+                            "8:1X"})
     {
         EXPECT_THROW(ParseSizeSweep(bad), InputError) << bad;
     }
@@ -218,13 +213,16 @@ TEST(FabricUnits, ParseTimeBad)
     }
     catch (const InputError& e)
     {
-        EXPECT_EQ(e.GetWhat(), "--stop: \"10ps\" is finer than the simulator's time resolution (1ns)");
+        EXPECT_EQ(e.GetWhat(),
+                  "--stop: \"10ps\" is finer than the simulator's time resolution (1ns)");
     }
 }
 
 TEST(FabricUnits, ParseTimeAtPicosecondResolution)
 {
-    // In a child: the resolution can be set only once per process.
+    // In a freshly started child ("threadsafe" death tests re-run the binary): ns-3.37
+    // crashes on Time::SetResolution() once a simulation has run in the process.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
             Time::SetResolution(Time::PS);
@@ -234,6 +232,7 @@ TEST(FabricUnits, ParseTimeAtPicosecondResolution)
         },
         ::testing::ExitedWithCode(0),
         "");
+    GTEST_FLAG_SET(death_test_style, "fast");
 }
 
 TEST(FabricUnits, FormatSize)
@@ -268,4 +267,30 @@ TEST(FabricUnits, FormatTimeAndRate)
     EXPECT_EQ(FormatRate(DataRate(1001)), "1001bps");
     EXPECT_EQ(FormatRate(DataRate(0)), "0bps");
     EXPECT_EQ(ParseRate(FormatRate(DataRate(2'500'000'000ULL))).GetBitRate(), 2'500'000'000ULL);
+}
+
+TEST(FabricUnits, PlainNumbers)
+{
+    EXPECT_EQ(ParseUnsigned("0"), 0U);
+    EXPECT_EQ(ParseUnsigned("4294967295", UINT32_MAX), UINT32_MAX);
+    EXPECT_EQ(ParseUnsigned("18446744073709551615"), UINT64_MAX);
+    for (const char* bad : {"", "-1", "+1", "1.0", " 1", "1 ", "0x10", "1e3"})
+    {
+        EXPECT_THROW(ParseUnsigned(bad), InputError) << bad;
+    }
+    EXPECT_THROW(ParseUnsigned("4294967296", UINT32_MAX), InputError);
+    EXPECT_THROW(ParseUnsigned("18446744073709551616"), InputError);
+    EXPECT_DOUBLE_EQ(ParseDouble("0.5"), 0.5);
+    EXPECT_DOUBLE_EQ(ParseDouble("-3"), -3.0);
+    EXPECT_DOUBLE_EQ(ParseDouble("1e-3"), 1e-3);
+    for (const char* bad : {"", "nan", "inf", "0x1p3", "1e999", " 1", "1,5", "1.5.2", "--1"})
+    {
+        EXPECT_THROW(ParseDouble(bad), InputError) << bad;
+    }
+    EXPECT_TRUE(ParseBool("TRUE"));
+    EXPECT_TRUE(ParseBool("on"));
+    EXPECT_FALSE(ParseBool("0"));
+    EXPECT_FALSE(ParseBool("No"));
+    EXPECT_THROW(ParseBool("maybe"), InputError);
+    EXPECT_THROW(ParseBool(""), InputError);
 }

@@ -97,6 +97,16 @@ CsvWriter::Field(const std::string& text)
 }
 
 void
+CsvWriter::CheckRow(std::size_t n) const
+{
+    if (m_field != 0 || n != m_columns)
+    {
+        throw std::logic_error("CsvWriter: " + m_path + ": row of " + std::to_string(n) +
+                               " fields for " + std::to_string(m_columns) + " columns");
+    }
+}
+
+void
 CsvWriter::EndRow()
 {
     if (m_field != m_columns)

@@ -71,6 +71,7 @@ class CsvWriter
     template <typename... T>
     void Row(const T&... fields)
     {
+        CheckRow(sizeof...(fields)); // before writing, so a bad row leaves no partial line
         (Add(fields), ...);
         EndRow();
     }
@@ -89,6 +90,8 @@ class CsvWriter
   private:
     /** \param text an already formatted field */
     void Field(const std::string& text);
+    /** \param n fields of a whole row \throw std::logic_error unless they fit a new row */
+    void CheckRow(std::size_t n) const;
 
     std::string m_path;     //!< File path.
     std::ofstream m_out;    //!< The file.

@@ -5,6 +5,7 @@
 #include "program-options.h"
 
 #include "ns3-argument-validator.h"
+#include "parse-number.h"
 #include "units.h"
 
 #include "ns3/abort.h"
@@ -14,10 +15,11 @@
 #include "ns3/rng-seed-manager.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 namespace ns3
@@ -27,6 +29,48 @@ NS_LOG_COMPONENT_DEFINE("ProgramOptions");
 
 namespace
 {
+
+/** Program name for the terminate handler. */
+std::string g_terminateProgram;
+/** The handler that was installed before ours. */
+std::terminate_handler g_previousTerminate = nullptr;
+
+/**
+ * Report an InputError that escaped main() like any other user mistake (one line, exit 2)
+ * instead of std::terminate's abort and core dump; anything else goes to the previous handler.
+ */
+[[noreturn]] void
+OnTerminate()
+{
+    if (std::exception_ptr current = std::current_exception())
+    {
+        try
+        {
+            std::rethrow_exception(current);
+        }
+        catch (const InputError& e)
+        {
+            std::cout.flush();
+            std::string line = g_terminateProgram + ": error: " + e.GetWhat();
+            if (!e.GetExpected().empty())
+            {
+                line += "; expected " + e.GetExpected();
+            }
+            std::replace(line.begin(), line.end(), '\n', ' ');
+            std::cerr << line << std::endl;
+            // _Exit: static destructors may not be safe to run from inside terminate.
+            std::_Exit(ProgramOptions::EXIT_USAGE);
+        }
+        catch (...)
+        {
+        }
+    }
+    if (g_previousTerminate != nullptr)
+    {
+        g_previousTerminate();
+    }
+    std::abort();
+}
 
 /** ns3::CommandLine's built-in options (command-line.cc, HandleHardOptions). */
 const char* const HARD_OPTIONS[] = {"PrintHelp",
@@ -45,64 +89,6 @@ IsHardOption(const std::string& name)
 {
     return std::find(std::begin(HARD_OPTIONS), std::end(HARD_OPTIONS), name) !=
            std::end(HARD_OPTIONS);
-}
-
-/** \param text value \param max largest value \return the unsigned integer \throw InputError */
-uint64_t
-ParseUnsigned(const std::string& text, uint64_t max)
-{
-    const std::string expected = "an integer from 0 to " + std::to_string(max);
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    {
-        throw InputError("\"" + text + "\" is not a non-negative integer", expected);
-    }
-    uint64_t v = 0;
-    for (char c : text)
-    {
-        const auto d = static_cast<uint64_t>(c - '0');
-        if (v > (max - d) / 10)
-        {
-            throw InputError("\"" + text + "\" is too large", expected);
-        }
-        v = v * 10 + d;
-    }
-    return v;
-}
-
-/** \param text value \return the number \throw InputError unless a finite decimal number */
-double
-ParseDouble(const std::string& text)
-{
-    const std::string expected = "a number, e.g. 0.5 or 1e-3";
-    // strtod also takes "inf", "nan", hex and leading spaces; allow only plain decimals.
-    if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
-    {
-        throw InputError("\"" + text + "\" is not a number", expected);
-    }
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size() || !std::isfinite(v))
-    {
-        throw InputError("\"" + text + "\" is not a number", expected);
-    }
-    return v;
-}
-
-/** \param text value \return the boolean \throw InputError */
-bool
-ParseBool(const std::string& text)
-{
-    std::string s = text;
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (s == "true" || s == "1" || s == "yes" || s == "on")
-    {
-        return true;
-    }
-    if (s == "false" || s == "0" || s == "no" || s == "off")
-    {
-        return false;
-    }
-    throw InputError("\"" + text + "\" is not a boolean", "true or false");
 }
 
 /** \param words words \return "a, b or c" */
@@ -140,9 +126,9 @@ EditDistance(const std::string& a, const std::string& b)
     return row[b.size()];
 }
 
-/** \param value option value \return true: help is printed by CommandLine, never parsed */
+/** \return true: these items only give CommandLine the help text; values are parsed here */
 bool
-AcceptForHelp(std::string value)
+AcceptForHelp(std::string /* value */)
 {
     return true;
 }
@@ -421,6 +407,11 @@ void
 ProgramOptions::Parse(const std::vector<std::string>& args)
 {
     NS_LOG_FUNCTION(this << args.size());
+    g_terminateProgram = m_program;
+    if (std::get_terminate() != &OnTerminate)
+    {
+        g_previousTerminate = std::set_terminate(&OnTerminate);
+    }
     try
     {
         DoParse(args);

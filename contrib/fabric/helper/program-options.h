@@ -32,7 +32,9 @@ namespace ns3
  *
  *     <program>: error: <what>; expected <what was expected> (see --help)
  *
- * and exit code 2 (EXIT_USAGE).
+ * and exit code 2 (EXIT_USAGE). Parse() also installs a std::terminate handler, so an InputError
+ * thrown later and not caught (e.g. by RunOutput for an unwritable --out) ends the program the
+ * same way rather than with an abort and a core dump.
  *
  * Shared options (shared/USERS.md): --out=DIR, --seed=N, --fabric=roce|ib|tcp, --pcap=DIR,
  * --stop=TIME. Program options are bound to the caller's variables, whose values at AddValue()
@@ -52,6 +54,10 @@ class ProgramOptions
      * \param description one line saying what the program does, shown by --help
      */
     ProgramOptions(const std::string& program, const std::string& description);
+
+    // Registered parsers refer to this object and to the caller's variables.
+    ProgramOptions(const ProgramOptions&) = delete;            //!< Not copyable.
+    ProgramOptions& operator=(const ProgramOptions&) = delete; //!< Not copyable.
 
     /** \brief Add a string option. \param name option name, without dashes \param help help
      * text \param value bound variable */

@@ -91,18 +91,21 @@ class ProgressReporter
     std::function<bool()> m_keepGoing; //!< Whether to keep ticking.
     std::ostream* m_os;                //!< Output stream.
     bool m_terminal;                   //!< Whether m_os is a terminal.
-    double m_quiet{2.0};               //!< No output before this (wall s).
-    double m_printEvery{1.0};          //!< Terminal refresh (wall s).
-    double m_lineEvery{10.0};          //!< Non-terminal line interval (wall s).
-    WallClock m_wall;                  //!< Wall time since Start().
-    Time m_interval;                   //!< Simulated time between ticks.
-    EventId m_event;                   //!< Next tick.
-    double m_lastTickWall{0};          //!< Wall time of the previous tick.
-    double m_lastPrintWall{-1};        //!< Wall time of the last line, -1 if none.
-    uint64_t m_startEvents{0};         //!< Event count at Start().
-    uint64_t m_ticks{0};               //!< Ticks so far.
-    uint64_t m_lines{0};               //!< Lines printed.
-    std::size_t m_lastWidth{0};        //!< Width of the last terminal line.
+    // Pacing: the project's progress convention (contrib/fabric brief, after shared/USERS.md
+    // "long runs show progress"): quiet for 2 s, refresh at most once per wall second on a
+    // terminal, one line per 10 s in logs.
+    double m_quiet{2.0};        //!< No output before this (wall s).
+    double m_printEvery{1.0};   //!< Terminal refresh (wall s).
+    double m_lineEvery{10.0};   //!< Non-terminal line interval (wall s).
+    WallClock m_wall;           //!< Wall time since Start().
+    Time m_interval;            //!< Simulated time between ticks.
+    EventId m_event;            //!< Next tick.
+    double m_lastTickWall{0};   //!< Wall time of the previous tick.
+    double m_lastPrintWall{-1}; //!< Wall time of the last line, -1 if none.
+    uint64_t m_startEvents{0};  //!< Event count at Start().
+    uint64_t m_ticks{0};        //!< Ticks so far.
+    uint64_t m_lines{0};        //!< Lines printed.
+    std::size_t m_lastWidth{0}; //!< Width of the last terminal line.
 };
 
 } // namespace ns3

@@ -427,8 +427,8 @@ ParseTime(const std::string& text, const std::string& context)
 std::string
 FormatTime(Time t)
 {
-    const int64_t fsPerStep[] = {0, 0, 0, 0, 1'000'000'000'000'000, 1'000'000'000'000,
-                                 1'000'000'000, 1'000'000, 1000, 1};
+    const int64_t fsPerStep[] =
+        {0, 0, 0, 0, 1'000'000'000'000'000, 1'000'000'000'000, 1'000'000'000, 1'000'000, 1000, 1};
     const char* const names[] = {"s", "ms", "us", "ns", "ps", "fs"};
     const Time::Unit res = Time::GetResolution();
     const int64_t steps = t.GetTimeStep();

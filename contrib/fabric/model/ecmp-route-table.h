@@ -7,6 +7,8 @@
 
 #include "fabric-topology.h"
 
+#include "ns3/assert.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -57,6 +59,8 @@ class EcmpRouteTable
      */
     const std::vector<uint16_t>& GetNextHops(uint32_t node, uint32_t hostIndex) const
     {
+        // Checked in debug builds only: this is the per-packet lookup.
+        NS_ASSERT(node < m_nodes.size() && hostIndex < m_nHosts);
         const NodeRoutes& r = m_nodes[node];
         return r.groups[r.groupIdByHost[hostIndex]].ports;
     }
@@ -69,6 +73,7 @@ class EcmpRouteTable
      */
     uint32_t GetHopCount(uint32_t node, uint32_t hostIndex) const
     {
+        NS_ASSERT(node < m_nodes.size() && hostIndex < m_nHosts);
         const NodeRoutes& r = m_nodes[node];
         return r.groups[r.groupIdByHost[hostIndex]].hops;
     }

@@ -1,0 +1,145 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+// RunOutput (summary.json written atomically, key convention) and CsvWriter (quoting, numbers).
+
+#include "ns3/input-error.h"
+#include "ns3/run-output.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <limits>
+#include <sstream>
+#include <unistd.h>
+
+using namespace ns3;
+namespace fs = std::filesystem;
+
+namespace
+{
+
+/** A fresh temporary directory, removed at the end of the test. */
+class FabricRunOutput : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        std::string pattern = (fs::temp_directory_path() / "fabric-test-XXXXXX").string();
+        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+        m_dir = pattern;
+    }
+
+    void TearDown() override
+    {
+        std::error_code ec;
+        fs::remove_all(m_dir, ec);
+    }
+
+    /** \return the whole content of \p path */
+    static std::string Slurp(const fs::path& path)
+    {
+        std::ifstream in(path);
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+
+    fs::path m_dir; //!< The temporary directory.
+};
+
+} // namespace
+
+TEST_F(FabricRunOutput, SummaryRoundTrip)
+{
+    const fs::path dir = m_dir / "a" / "b" / "run1";
+    RunOutput out(dir.string());
+    ASSERT_TRUE(fs::is_directory(dir));
+    out.Json()["config"] = {{"seed", 1}, {"fabric", "roce"}};
+    out.Json()["result"]["busbw_GBps"] = 42.125;
+    out.Json()["name"] = "quote \" and \n newline";
+    out.RecordRunFigures(1000, 500, MicroSeconds(1500), 2.0);
+    out.WriteSummary();
+
+    const nlohmann::json back = nlohmann::json::parse(Slurp(dir / "summary.json"));
+    EXPECT_EQ(back, out.Json());
+    EXPECT_EQ(back["simulator"]["events"], 1000);
+    EXPECT_EQ(back["simulator"]["packet_hops"], 500);
+    EXPECT_EQ(back["simulator"]["sim_time_us"], 1500.0);
+    EXPECT_EQ(back["wall"]["seconds"], 2.0);
+    EXPECT_EQ(back["wall"]["events_per_s"], 500.0);
+    EXPECT_EQ(back["wall"]["packet_hops_per_s"], 250.0);
+    EXPECT_GT(back["wall"]["peak_rss_MiB"].get<double>(), 1.0);
+
+    // Dropping "wall" leaves only what is deterministic.
+    nlohmann::json det = back;
+    det.erase("wall");
+    EXPECT_EQ(det.size(), 4U);
+
+    // A second write replaces the first and leaves no temporary file behind.
+    out.Json()["result"]["busbw_GBps"] = 7;
+    out.WriteSummary();
+    EXPECT_EQ(nlohmann::json::parse(Slurp(dir / "summary.json"))["result"]["busbw_GBps"], 7);
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir))
+    {
+        names.push_back(entry.path().filename().string());
+    }
+    EXPECT_EQ(names, std::vector<std::string>({"summary.json"}));
+}
+
+TEST_F(FabricRunOutput, CannotCreate)
+{
+    const fs::path file = m_dir / "file";
+    std::ofstream(file) << "x";
+    EXPECT_THROW(RunOutput(file.string()), InputError);
+    EXPECT_THROW(RunOutput((file / "sub").string()), InputError);
+    EXPECT_THROW(RunOutput(""), InputError);
+    try
+    {
+        RunOutput r((file / "sub").string());
+        FAIL();
+    }
+    catch (const InputError& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("cannot create output directory"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST_F(FabricRunOutput, CsvQuotingAndNumbers)
+{
+    RunOutput out(m_dir.string());
+    {
+        CsvWriter csv = out.OpenCsv("series.csv", {"name", "value", "n"});
+        csv.Row("plain", 1.5, 3);
+        csv.Row("a,b", 0.1, -2);
+        csv.Row("say \"hi\"", 1e-300, std::numeric_limits<uint64_t>::max());
+        csv.Row(std::string("line\nbreak"), std::nan(""), 0U);
+        csv.Row(" padded", -std::numeric_limits<double>::infinity(), int64_t{-1});
+        csv.Add("x").Add(1.0 / 3).Add(uint8_t{200}).EndRow();
+        EXPECT_THROW(csv.Row("too", "few"), std::logic_error);
+    }
+    EXPECT_EQ(Slurp(m_dir / "series.csv"),
+              "name,value,n\n"
+              "plain,1.5,3\n"
+              "\"a,b\",0.1,-2\n"
+              "\"say \"\"hi\"\"\",1e-300,18446744073709551615\n"
+              "\"line\nbreak\",nan,0\n"
+              "\" padded\",-inf,-1\n"
+              "x,0.3333333333333333,200\n");
+    // Shortest text that reads back to the same double.
+    EXPECT_EQ(std::stod(CsvWriter::FormatDouble(1.0 / 3)), 1.0 / 3);
+    EXPECT_EQ(CsvWriter::FormatDouble(100.0), "100");
+    EXPECT_EQ(CsvWriter::Quote("ok"), "ok");
+    EXPECT_THROW(CsvWriter((m_dir / "no" / "such" / "x.csv").string(), {"a"}), InputError);
+}
+
+TEST(FabricRunOutputStatic, PeakRss)
+{
+    const double rss = RunOutput::PeakRssMiB();
+    EXPECT_GT(rss, 1.0);
+    EXPECT_LT(rss, 100000.0);
+}
