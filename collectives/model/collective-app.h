@@ -34,6 +34,8 @@ class CollectiveApp : public Application
     CollectiveApp();
     ~CollectiveApp() override;
 
+    /// Signature of the CollectiveDone trace: (rank, operation index, bytes sent).
+    typedef void (*DoneTracedCallback)(uint32_t rank, uint32_t opIndex, uint64_t bytes);
     /// Called when a collective finishes at this rank: (rank, operation index).
     typedef Callback<void, uint32_t, uint32_t> DoneCallback;
 

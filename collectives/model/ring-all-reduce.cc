@@ -29,6 +29,7 @@ RingAllReduce::RingAllReduce(const RingAllReduceSchedule& schedule,
 void
 RingAllReduce::Start()
 {
+    m_started = true;
     m_hasSend = m_schedule.First(m_rank, m_sendPos);
     m_hasRecv = m_schedule.First(m_prev, m_recvPos);
     TryPost();
@@ -72,6 +73,7 @@ RingAllReduce::SendDone(uint32_t /*seq*/)
 void
 RingAllReduce::Received(uint64_t bytes, uint32_t seq)
 {
+    NS_ABORT_MSG_IF(!m_started, "rank " << m_rank << ": message before Start()");
     NS_ABORT_MSG_IF(!m_hasRecv, "rank " << m_rank << ": message beyond the schedule");
     const uint64_t expected = m_schedule.GetSendBytes(m_prev, m_recvPos);
     NS_ABORT_MSG_IF(seq != m_recvSeq || bytes != expected,

@@ -55,6 +55,7 @@ class RingAllReduce
     DoneCallback m_done;
     RingAllReduceSchedule::Position m_sendPos{};
     RingAllReduceSchedule::Position m_recvPos{};
+    bool m_started{false};
     bool m_hasSend{false};
     bool m_hasRecv{false};
     uint32_t m_sendSeq{0};

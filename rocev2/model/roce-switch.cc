@@ -41,7 +41,7 @@ RoceSwitch::GetTypeId()
             .AddTraceSource("BufferOccupancy",
                             "Shared-buffer bytes in use, after every change",
                             MakeTraceSourceAccessor(&RoceSwitch::m_bufferTrace),
-                            "ns3::TracedValueCallback::Uint64");
+                            "ns3::RoceSwitch::BufferTracedCallback");
     return tid;
 }
 

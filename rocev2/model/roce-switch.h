@@ -51,6 +51,11 @@ class RoceSwitch : public Object
         uint16_t dstPort;
     };
 
+    /// Signature of the Drop trace: (frame, ingress port, DropReason).
+    typedef void (*DropTracedCallback)(Ptr<const Packet> frame, uint32_t inPort, uint8_t reason);
+    /// Signature of the BufferOccupancy trace: (bytes in use after the change).
+    typedef void (*BufferTracedCallback)(uint64_t bytes);
+
     static TypeId GetTypeId();
     RoceSwitch();
     ~RoceSwitch() override;

@@ -77,7 +77,7 @@ RdmaQueuePair::GetTypeId()
             .AddTraceSource("Nak",
                             "A NAK (PSN sequence error) arrived for this PSN",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_nakTrace),
-                            "ns3::TracedValueCallback::Uint32")
+                            "ns3::RdmaQueuePair::NakTracedCallback")
             .AddTraceSource("Timeout",
                             "The local ACK timer expired",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_timeoutTrace),

@@ -55,6 +55,15 @@ class RdmaQueuePair : public Object
     /// Tell the engine this QP may have packets to send.
     typedef Callback<void, Ptr<RdmaQueuePair>> ActivateCallback;
 
+    /// Signature of the Tx trace: (PSN, is retransmission).
+    typedef void (*TxTracedCallback)(uint32_t psn, bool retransmission);
+    /// Signature of the Nak trace: (PSN the NAK carries).
+    typedef void (*NakTracedCallback)(uint32_t psn);
+    /// Signature of the Timeout trace: (index of the oldest unacknowledged packet).
+    typedef void (*TimeoutTracedCallback)(uint64_t oldestUnacked);
+    /// Signature of the MessageReceived trace: (bytes, immediate).
+    typedef void (*RxTracedCallback)(uint64_t bytes, uint32_t imm);
+
     /// Bytes the transport adds to a data packet's payload: BTH + ICRC (IBTA 9.2, 7.8.1).
     static constexpr uint32_t BTH_ICRC_BYTES = 12 + 4;
 
