@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
+#include "ns3/input-error.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -133,9 +134,26 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
     }
     for (uint32_t n = 0; n < nNodes; ++n)
     {
-        if (switchIndex[n] >= 0)
+        if (switchIndex[n] < 0)
         {
-            m_switches[switchIndex[n]]->SetRoutes(routes, n, HostAddress(0));
+            continue;
+        }
+        Ptr<RoceSwitch> sw = m_switches[switchIndex[n]];
+        sw->SetRoutes(routes, n, HostAddress(0));
+        if (!sw->InitBuffer())
+        {
+            Ptr<SwitchMmu> mmu = sw->GetMmu();
+            uint64_t headroom = 0;
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                headroom += mmu->GetHeadroomSize(p);
+            }
+            throw InputError("switch " + topology.GetNode(n).name + ": a buffer of " +
+                                 std::to_string(mmu->GetBufferSize()) +
+                                 " bytes cannot hold its PFC headroom (" +
+                                 std::to_string(headroom) + " bytes per lossless priority) and " +
+                                 "reserved minimums",
+                             "ns3::SwitchMmu::BufferSize larger than the headroom it must hold");
         }
     }
 }

@@ -83,11 +83,11 @@ RoceEgressQueue::GetWeightsString() const
 }
 
 void
-RoceEgressQueue::Enqueue(Ptr<Packet> p, uint8_t priority)
+RoceEgressQueue::Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta)
 {
     NS_ASSERT(priority < N_PRIORITIES);
     uint32_t size = p->GetSize();
-    m_queues[priority].push_back(p);
+    m_queues[priority].push_back({p, meta});
     m_bytes[priority] += size;
     m_totalBytes += size;
     m_nonEmptyMask |= (1u << priority);
@@ -108,6 +108,13 @@ RoceEgressQueue::IsEmpty() const
 Ptr<Packet>
 RoceEgressQueue::Dequeue(uint8_t& priority)
 {
+    uint32_t meta;
+    return Dequeue(priority, meta);
+}
+
+Ptr<Packet>
+RoceEgressQueue::Dequeue(uint8_t& priority, uint32_t& meta)
+{
     uint8_t eligible = m_nonEmptyMask & ~m_pausedMask;
     if (eligible == 0)
     {
@@ -127,7 +134,7 @@ RoceEgressQueue::Dequeue(uint8_t& priority)
             c = m_dwrrNext;
             if (eligible & (1u << c))
             {
-                uint32_t head = m_queues[c].front()->GetSize();
+                uint32_t head = m_queues[c].front().packet->GetSize();
                 if (m_deficit[c] >= head)
                 {
                     break;
@@ -137,7 +144,8 @@ RoceEgressQueue::Dequeue(uint8_t& priority)
             m_dwrrNext = (m_dwrrNext + 1) % N_PRIORITIES;
         }
     }
-    Ptr<Packet> p = m_queues[c].front();
+    Ptr<Packet> p = m_queues[c].front().packet;
+    meta = m_queues[c].front().meta;
     m_queues[c].pop_front();
     uint32_t size = p->GetSize();
     m_bytes[c] -= size;

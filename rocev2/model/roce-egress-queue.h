@@ -35,9 +35,17 @@ class RoceEgressQueue : public Object
     static TypeId GetTypeId();
     RoceEgressQueue();
 
-    void Enqueue(Ptr<Packet> p, uint8_t priority);
+    /**
+     * Queue a frame in a class.
+     * \param p the frame
+     * \param priority its class, 0..7
+     * \param meta a word handed back by Dequeue (the switch's buffer accounting)
+     */
+    void Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta = 0);
     /// Next frame by the scheduler, skipping paused classes; null when none can go.
     Ptr<Packet> Dequeue(uint8_t& priority);
+    /// The same, also returning the frame's metadata word.
+    Ptr<Packet> Dequeue(uint8_t& priority, uint32_t& meta);
     /// True when some class that is not paused has a frame.
     bool HasEligible() const;
     bool IsEmpty() const;
@@ -53,7 +61,14 @@ class RoceEgressQueue : public Object
     void SetWeights(std::string weights);
     std::string GetWeightsString() const;
 
-    std::array<std::deque<Ptr<Packet>>, N_PRIORITIES> m_queues;
+    /// A queued frame and the word its owner attached to it.
+    struct Entry
+    {
+        Ptr<Packet> packet;
+        uint32_t meta;
+    };
+
+    std::array<std::deque<Entry>, N_PRIORITIES> m_queues;
     std::array<uint64_t, N_PRIORITIES> m_bytes{};
     std::array<uint32_t, N_PRIORITIES> m_weights{};
     std::array<int64_t, N_PRIORITIES> m_deficit{};

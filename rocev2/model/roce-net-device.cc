@@ -3,9 +3,11 @@
  */
 #include "roce-net-device.h"
 
+#include "pfc-header.h"
 #include "roce-channel.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -49,6 +51,34 @@ RoceNetDevice::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&RoceNetDevice::m_queue),
                           MakePointerChecker<RoceEgressQueue>())
+            // Priority 3: the lossless RoCE class of NVIDIA's RoCE configuration guides
+            // (DSCP 26 -> priority 3, the QP default).
+            .AddAttribute("PfcEnabled",
+                          "Bit mask of the priorities with PFC on this port (bit p = priority p)",
+                          UintegerValue(1u << 3),
+                          MakeUintegerAccessor(&RoceNetDevice::m_pfcEnabled),
+                          MakeUintegerChecker<uint8_t>())
+            // 0xFFFF: the XOFF pause time switches and NICs send, refreshed while congested
+            // (Cisco PFC white paper; shared/reference/rocev2-pfc-dcqcn.md 2.1).
+            .AddAttribute("PauseQuanta",
+                          "Pause time of the XOFF frames this port sends, in quanta of 512 bit "
+                          "times",
+                          UintegerValue(0xFFFF),
+                          MakeUintegerAccessor(&RoceNetDevice::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PauseRefreshFraction",
+                          "A pause still needed is sent again after this fraction of its time",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RoceNetDevice::m_refreshFraction),
+                          MakeDoubleChecker<double>(0.01, 0.99))
+            // Negative: the IEEE 802.3 Annex 31B maximum for the port's rate (e.g. 201728 bit
+            // times = 2.02 us at 100 Gb/s).
+            .AddAttribute("PauseResponseTime",
+                          "Delay between receiving a PFC frame and acting on it; negative means "
+                          "the IEEE 802.3 Annex 31B maximum for the port's rate",
+                          TimeValue(NanoSeconds(-1)),
+                          MakeTimeAccessor(&RoceNetDevice::m_responseTime),
+                          MakeTimeChecker())
             .AddAttribute("ReceiveErrorModel",
                           "Error model deciding which arriving frames are lost (bit errors, "
                           "injected loss)",
@@ -71,7 +101,19 @@ RoceNetDevice::GetTypeId()
             .AddTraceSource("PhyRxDrop",
                             "A frame was lost to the receive error model",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "This port sent a PFC frame: (priority, quanta; 0 = XON)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "This port received a PFC frame: (priority, quanta; 0 = XON)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pfcRxTrace),
+                            "ns3::RoceNetDevice::PfcTracedCallback")
+            .AddTraceSource("PauseState",
+                            "A priority of this port's egress was paused or resumed by the peer",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseStateTrace),
+                            "ns3::RoceNetDevice::PauseStateTracedCallback");
     return tid;
 }
 
@@ -86,6 +128,11 @@ void
 RoceNetDevice::DoDispose()
 {
     m_txEvent.Cancel();
+    for (auto& e : m_resumeEvent)
+    {
+        e.Cancel();
+    }
+    m_controlQueue.clear();
     m_channel = nullptr;
     m_node = nullptr;
     m_queue = nullptr;
@@ -146,10 +193,190 @@ RoceNetDevice::PriorityOfDscp(uint8_t dscp) const
 }
 
 void
-RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority)
+RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 {
-    m_queue->Enqueue(frame, priority);
+    m_queue->Enqueue(frame, priority, meta);
     TryTransmit();
+}
+
+Time
+RoceNetDevice::StandardResponseTime(DataRate rate)
+{
+    // IEEE 802.3 Annex 31B: the longest a port may take to honour a pause, in bit times
+    // (shared/reference/rocev2-pfc-dcqcn.md 2.3). Rates in between take the next faster row.
+    const uint64_t bps = rate.GetBitRate();
+    uint64_t bitTimes = 30720; // 10G
+    if (bps > 10000000000ULL)
+    {
+        bitTimes = 40960; // 25G
+    }
+    if (bps > 25000000000ULL)
+    {
+        bitTimes = 60416; // 40G
+    }
+    if (bps > 40000000000ULL)
+    {
+        bitTimes = 201728; // 100G
+    }
+    if (bps > 100000000000ULL)
+    {
+        bitTimes = 463360; // 400G
+    }
+    return rate.CalculateBitsTxTime(bitTimes);
+}
+
+Time
+RoceNetDevice::GetPauseResponseTime() const
+{
+    return m_responseTime.IsNegative() ? StandardResponseTime(m_rate) : m_responseTime;
+}
+
+bool
+RoceNetDevice::IsPfcEnabled(uint8_t priority) const
+{
+    return m_pfcEnabled & (1u << priority);
+}
+
+uint8_t
+RoceNetDevice::GetPfcEnabledMask() const
+{
+    return m_pfcEnabled;
+}
+
+uint16_t
+RoceNetDevice::GetPauseQuanta() const
+{
+    return m_pauseQuanta;
+}
+
+Time
+RoceNetDevice::GetPauseRefreshInterval() const
+{
+    return PfcHeader::PauseDuration(m_pauseQuanta, m_rate) * m_refreshFraction;
+}
+
+uint32_t
+RoceNetDevice::GetMaxFrameWireBytes() const
+{
+    return m_mtu + ETH_HEADER + WIRE_OVERHEAD;
+}
+
+void
+RoceNetDevice::SendPfc(uint8_t priority, uint16_t quanta)
+{
+    PfcHeader pfc;
+    pfc.SetQuanta(priority, quanta);
+    Ptr<Packet> frame = Create<Packet>();
+    frame->AddHeader(pfc);
+    EthernetHeader eth(false);
+    eth.SetSource(m_address);
+    eth.SetDestination(PfcHeader::GetDestination());
+    eth.SetLengthType(PfcHeader::ETHERTYPE);
+    frame->AddHeader(eth);
+    m_controlQueue.push_back(frame);
+    ++m_pfcSent;
+    m_pfcTxTrace(priority, quanta);
+    TryTransmit();
+}
+
+void
+RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
+{
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    PfcHeader pfc;
+    if (frame->GetSize() < PfcHeader::SIZE)
+    {
+        return; // runt: a real MAC discards it
+    }
+    frame->RemoveHeader(pfc);
+    if (pfc.GetOpcode() != PfcHeader::OPCODE)
+    {
+        return; // other MAC Control (802.3x PAUSE) is not modelled
+    }
+    ++m_pfcReceived;
+    const Time delay = GetPauseResponseTime();
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (!pfc.IsEnabled(p))
+        {
+            continue;
+        }
+        m_pfcRxTrace(p, pfc.GetQuanta(p));
+        if (delay.IsZero())
+        {
+            ApplyPause(p, pfc.GetQuanta(p));
+        }
+        else
+        {
+            Simulator::Schedule(delay, &RoceNetDevice::ApplyPause, this, p, pfc.GetQuanta(p));
+        }
+    }
+}
+
+void
+RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
+{
+    if (quanta == 0)
+    {
+        Resume(priority);
+        return;
+    }
+    if (!m_queue->IsPaused(priority))
+    {
+        // The frame in transmission (if any) is not cut: only later frames wait.
+        m_queue->SetPaused(priority, true);
+        m_pausedSince[priority] = Simulator::Now();
+        m_pauseStateTrace(priority, true);
+    }
+    m_resumeEvent[priority].Cancel();
+    m_resumeEvent[priority] = Simulator::Schedule(PfcHeader::PauseDuration(quanta, m_rate),
+                                                  &RoceNetDevice::Resume,
+                                                  this,
+                                                  priority);
+}
+
+void
+RoceNetDevice::Resume(uint8_t priority)
+{
+    m_resumeEvent[priority].Cancel();
+    if (!m_queue->IsPaused(priority))
+    {
+        return;
+    }
+    m_queue->SetPaused(priority, false);
+    m_pausedTotal[priority] += Simulator::Now() - m_pausedSince[priority];
+    m_pauseStateTrace(priority, false);
+    TryTransmit();
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t priority) const
+{
+    return m_queue->IsPaused(priority);
+}
+
+Time
+RoceNetDevice::GetPausedTime(uint8_t priority) const
+{
+    Time t = m_pausedTotal[priority];
+    if (m_queue->IsPaused(priority))
+    {
+        t += Simulator::Now() - m_pausedSince[priority];
+    }
+    return t;
+}
+
+uint64_t
+RoceNetDevice::GetPfcFramesSent() const
+{
+    return m_pfcSent;
+}
+
+uint64_t
+RoceNetDevice::GetPfcFramesReceived() const
+{
+    return m_pfcReceived;
 }
 
 void
@@ -187,12 +414,18 @@ RoceNetDevice::TransmitNext()
 {
     NS_ASSERT(Simulator::Now() >= m_busyUntil);
     uint8_t priority = 0;
-    Ptr<Packet> frame = m_queue->Dequeue(priority);
-    if (frame)
+    uint32_t meta = 0;
+    Ptr<Packet> frame;
+    if (!m_controlQueue.empty())
+    {
+        frame = m_controlQueue.front();
+        m_controlQueue.pop_front();
+    }
+    else if ((frame = m_queue->Dequeue(priority, meta)))
     {
         if (!m_dequeueHandler.IsNull())
         {
-            m_dequeueHandler(frame->GetSize(), priority);
+            m_dequeueHandler(frame->GetSize(), priority, meta);
         }
     }
     else
@@ -231,7 +464,7 @@ RoceNetDevice::PullFrame(uint8_t& /*priority*/, Time& /*wakeAt*/)
 bool
 RoceNetDevice::MayHaveMore() const
 {
-    return m_queue->HasEligible();
+    return !m_controlQueue.empty() || m_queue->HasEligible();
 }
 
 void
@@ -245,6 +478,12 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     m_macRxTrace(frame);
     m_snifferTrace(frame);
+    uint8_t type[14];
+    if (frame->CopyData(type, 14) == 14 && type[12] == 0x88 && type[13] == 0x08)
+    {
+        ReceivePfc(frame); // MAC Control ends at the MAC, whatever the port belongs to
+        return;
+    }
     Deliver(frame);
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <deque>
 
 namespace ns3
 {
@@ -47,8 +48,8 @@ class RoceNetDevice : public NetDevice
 
     /// Handler of every frame this port receives (the switch's forwarding, the NIC's demux).
     typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> RxHandler;
-    /// Called when a frame leaves the egress queue (the switch releases its buffer).
-    typedef Callback<void, uint32_t, uint8_t> DequeueHandler;
+    /// Called when a frame leaves the egress queue: (bytes, priority, metadata word).
+    typedef Callback<void, uint32_t, uint8_t, uint32_t> DequeueHandler;
 
     bool Attach(Ptr<RoceChannel> channel);
     void SetDataRate(DataRate rate);
@@ -58,7 +59,34 @@ class RoceNetDevice : public NetDevice
     Ptr<RoceEgressQueue> GetQueue() const;
 
     /// Queue a whole frame (Ethernet header first) in the given class and start sending.
-    void Enqueue(Ptr<Packet> frame, uint8_t priority);
+    void Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta = 0);
+
+    // ---- PFC (IEEE 802.1Qbb) ----
+    /// Send a PFC frame for one priority (quanta 0 = XON); it goes before every queued frame.
+    void SendPfc(uint8_t priority, uint16_t quanta);
+    /// Whether PFC is enabled for this priority on this port.
+    bool IsPfcEnabled(uint8_t priority) const;
+    uint8_t GetPfcEnabledMask() const;
+    /// Pause quanta this port sends in an XOFF.
+    uint16_t GetPauseQuanta() const;
+    /// Interval at which a pause this port sends is refreshed while still needed.
+    Time GetPauseRefreshInterval() const;
+    /// How long this port takes to honour a pause it receives.
+    Time GetPauseResponseTime() const;
+    /// Whether the peer currently pauses this priority on this port.
+    bool IsPaused(uint8_t priority) const;
+    /// Total time this priority has been paused so far (including a pause in progress).
+    Time GetPausedTime(uint8_t priority) const;
+    uint64_t GetPfcFramesSent() const;
+    uint64_t GetPfcFramesReceived() const;
+    /// The largest frame on the wire: MTU + Ethernet header + preamble/SFD/FCS/IFG.
+    uint32_t GetMaxFrameWireBytes() const;
+    /// IEEE 802.3 Annex 31B maximum response time of a port of this rate.
+    static Time StandardResponseTime(DataRate rate);
+
+    /// Signatures of the PFC traces.
+    typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
+    typedef void (*PauseStateTracedCallback)(uint8_t priority, bool paused);
     /// Called by the channel when a frame has fully arrived.
     void Receive(Ptr<Packet> frame);
 
@@ -122,6 +150,9 @@ class RoceNetDevice : public NetDevice
   private:
     void TransmitNext();
     void ScheduleTransmit(Time at);
+    void ReceivePfc(Ptr<Packet> frame);
+    void ApplyPause(uint8_t priority, uint16_t quanta);
+    void Resume(uint8_t priority);
 
     Ptr<RoceChannel> m_channel;
     Ptr<RoceEgressQueue> m_queue;
@@ -138,6 +169,20 @@ class RoceNetDevice : public NetDevice
     uint64_t m_txBytes{0};
     uint64_t m_rxErrorDrops{0};
     Ptr<ErrorModel> m_receiveErrorModel;
+
+    std::deque<Ptr<Packet>> m_controlQueue; //!< MAC Control frames, sent before any class
+    uint8_t m_pfcEnabled;
+    uint16_t m_pauseQuanta;
+    double m_refreshFraction;
+    Time m_responseTime;
+    std::array<EventId, 8> m_resumeEvent;
+    std::array<Time, 8> m_pausedSince;
+    std::array<Time, 8> m_pausedTotal;
+    uint64_t m_pfcSent{0};
+    uint64_t m_pfcReceived{0};
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;
+    TracedCallback<uint8_t, bool> m_pauseStateTrace;
 
     TracedCallback<Ptr<const Packet>> m_macTxTrace;     //!< frame starts transmission
     TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received

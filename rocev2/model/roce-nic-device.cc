@@ -49,6 +49,13 @@ RoceNicDevice::SetEngine(Ptr<RdmaEngine> engine, Ipv4Address address)
                          ENCAP_OVERHEAD,
                          MakeCallback(&RoceNicDevice::Kick, this),
                          MakeCallback(&RoceNicDevice::SendControl, this));
+    m_engine->SetTransmitFilter(MakeCallback(&RoceNicDevice::MayTransmit, this));
+}
+
+bool
+RoceNicDevice::MayTransmit(Ptr<const RdmaQueuePair> qp) const
+{
+    return !IsPaused(PriorityOfDscp(qp->GetTrafficClass()));
 }
 
 Ptr<RdmaEngine>

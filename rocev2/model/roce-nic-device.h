@@ -64,6 +64,7 @@ class RoceNicDevice : public RoceNetDevice
   private:
     void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const;
     void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
+    bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     void Kick();
 
     Ptr<RdmaEngine> m_engine;

@@ -3,8 +3,12 @@
  */
 #include "roce-switch.h"
 
+#include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/roce-channel.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -21,13 +25,17 @@ RoceSwitch::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceSwitch>()
-            // 32 MB: the shared buffer of the HPCC artifact's runs (mix/config.txt,
-            // BUFFER_SIZE 32) and of Tomahawk-3-class 12.8T switches (32 MiB on-chip).
-            .AddAttribute("BufferSize",
-                          "Shared packet buffer in bytes",
-                          UintegerValue(32 * 1024 * 1024),
-                          MakeUintegerAccessor(&RoceSwitch::m_bufferSize),
-                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Mmu",
+                          "The buffer manager (ns3::SwitchMmu attributes size it)",
+                          PointerValue(),
+                          MakePointerAccessor(&RoceSwitch::m_mmu),
+                          MakePointerChecker<SwitchMmu>())
+            .AddAttribute("HeadroomScale",
+                          "Headroom actually reserved, as a multiple of the computed need "
+                          "(below 1 lets lossless queues overflow: for experiments)",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&RoceSwitch::m_headroomScale),
+                          MakeDoubleChecker<double>(0.0, 100.0))
             .AddAttribute("EcmpSeed",
                           "Seed of this switch's ECMP hash (set per switch to avoid "
                           "polarisation)",
@@ -45,13 +53,22 @@ RoceSwitch::GetTypeId()
     return tid;
 }
 
-RoceSwitch::RoceSwitch() = default;
+RoceSwitch::RoceSwitch()
+{
+    m_mmu = CreateObject<SwitchMmu>();
+}
+
 RoceSwitch::~RoceSwitch() = default;
 
 void
 RoceSwitch::DoDispose()
 {
+    for (auto& e : m_refresh)
+    {
+        e.Cancel();
+    }
     m_ports.clear();
+    m_mmu = nullptr;
     Object::DoDispose();
 }
 
@@ -60,6 +77,11 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
 {
     uint32_t index = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(port);
+    if (m_portOfIfIndex.size() <= port->GetIfIndex())
+    {
+        m_portOfIfIndex.resize(port->GetIfIndex() + 1, UINT32_MAX);
+    }
+    m_portOfIfIndex[port->GetIfIndex()] = index;
     port->SetRxHandler(MakeCallback(&RoceSwitch::Receive, this));
     port->SetDequeueHandler(MakeCallback(&RoceSwitch::Release, this));
     return index;
@@ -105,6 +127,37 @@ RoceSwitch::SetRoutes(const EcmpRouteTable& routes,
     }
 }
 
+bool
+RoceSwitch::InitBuffer()
+{
+    std::vector<uint64_t> headroom(m_ports.size());
+    uint8_t lossless = 0;
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        Ptr<RoceNetDevice> port = m_ports[i];
+        lossless |= port->GetPfcEnabledMask();
+        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(port->GetChannel());
+        NS_ABORT_MSG_IF(!ch || ch->GetNDevices() != 2,
+                        "InitBuffer: port " << i << " is not cabled");
+        Ptr<RoceNetDevice> peer = DynamicCast<RoceNetDevice>(
+            ch->GetDevice(0) == port ? ch->GetDevice(1) : ch->GetDevice(0));
+        const uint32_t mtu = std::max(port->GetMtu(), peer->GetMtu());
+        headroom[i] = static_cast<uint64_t>(m_headroomScale *
+                                            SwitchMmu::ComputeHeadroom(port->GetDataRate(),
+                                                                       ch->GetDelay(),
+                                                                       peer->GetPauseResponseTime(),
+                                                                       mtu));
+    }
+    m_refresh.assign(m_ports.size() * 8, EventId());
+    return m_mmu->Init(static_cast<uint32_t>(m_ports.size()), lossless, headroom);
+}
+
+Ptr<SwitchMmu>
+RoceSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
 uint64_t
 RoceSwitch::EcmpHash(uint64_t seed, const FiveTuple& t)
 {
@@ -135,6 +188,10 @@ RoceSwitch::DropReasonName(DropReason reason)
     {
     case BUFFER_FULL:
         return "buffer_full";
+    case HEADROOM_OVERFLOW:
+        return "headroom_overflow";
+    case LOSSY_THRESHOLD:
+        return "lossy_threshold";
     case NO_ROUTE:
         return "no_route";
     case NOT_IPV4:
@@ -178,24 +235,85 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t out =
         hops.size() == 1 ? hops[0] : hops[PickNextHop(EcmpHash(m_seed, t), hops.size())];
     const uint32_t size = frame->GetSize();
-    if (m_bufferUsed + size > m_bufferSize)
+    const uint32_t in = m_portOfIfIndex[inPort->GetIfIndex()];
+    Ptr<RoceNetDevice> egress = m_ports[out];
+    const uint8_t priority = egress->PriorityOfDscp(b[15] >> 2);
+    SwitchMmu::Bucket bucket;
+    switch (m_mmu->Admit(in, priority, size, bucket))
     {
-        Drop(frame, inPort->GetIfIndex(), BUFFER_FULL);
+    case SwitchMmu::ADMIT:
+        break;
+    case SwitchMmu::DROP_HEADROOM_OVERFLOW:
+        Drop(frame, in, HEADROOM_OVERFLOW);
+        return;
+    case SwitchMmu::DROP_LOSSY_THRESHOLD:
+        Drop(frame, in, LOSSY_THRESHOLD);
+        return;
+    case SwitchMmu::DROP_BUFFER_FULL:
+        Drop(frame, in, BUFFER_FULL);
         return;
     }
-    m_bufferUsed += size;
-    m_bufferTrace(m_bufferUsed);
+    m_bufferTrace(m_mmu->GetTotalUsed());
     ++m_forwarded;
-    Ptr<RoceNetDevice> egress = m_ports[out];
-    egress->Enqueue(frame, egress->PriorityOfDscp(b[15] >> 2));
+    // The egress queue hands this word back at dequeue, so the release is exact.
+    egress->Enqueue(frame, priority, (in << 16) | (uint32_t(priority) << 8) | bucket);
+    UpdatePause(in, priority);
 }
 
 void
-RoceSwitch::Release(uint32_t bytes, uint8_t /*priority*/)
+RoceSwitch::UpdatePause(uint32_t port, uint8_t priority)
 {
-    NS_ASSERT(m_bufferUsed >= bytes);
-    m_bufferUsed -= bytes;
-    m_bufferTrace(m_bufferUsed);
+    Ptr<RoceNetDevice> dev = m_ports[port];
+    if (!dev->IsPfcEnabled(priority))
+    {
+        return;
+    }
+    const bool paused = m_mmu->IsPaused(port, priority);
+    if (!paused && m_mmu->ShouldPause(port, priority))
+    {
+        m_mmu->SetPaused(port, priority, true);
+        dev->SendPfc(priority, dev->GetPauseQuanta());
+        m_refresh[port * 8 + priority] = Simulator::Schedule(dev->GetPauseRefreshInterval(),
+                                                             &RoceSwitch::RefreshPause,
+                                                             this,
+                                                             port,
+                                                             priority);
+    }
+    else if (paused && m_mmu->ShouldResume(port, priority))
+    {
+        m_mmu->SetPaused(port, priority, false);
+        m_refresh[port * 8 + priority].Cancel();
+        dev->SendPfc(priority, 0);
+    }
+}
+
+void
+RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
+{
+    if (!m_mmu->IsPaused(port, priority))
+    {
+        return;
+    }
+    Ptr<RoceNetDevice> dev = m_ports[port];
+    dev->SendPfc(priority, dev->GetPauseQuanta());
+    m_refresh[port * 8 + priority] = Simulator::Schedule(dev->GetPauseRefreshInterval(),
+                                                         &RoceSwitch::RefreshPause,
+                                                         this,
+                                                         port,
+                                                         priority);
+}
+
+void
+RoceSwitch::Release(uint32_t bytes, uint8_t /*priority*/, uint32_t meta)
+{
+    const uint32_t in = meta >> 16;
+    const uint8_t priority = (meta >> 8) & 0xFF;
+    m_mmu->Release(in, priority, bytes, static_cast<SwitchMmu::Bucket>(meta & 0xFF));
+    m_bufferTrace(m_mmu->GetTotalUsed());
+    if (m_mmu->IsPaused(in, priority))
+    {
+        UpdatePause(in, priority);
+    }
 }
 
 void
@@ -209,13 +327,24 @@ RoceSwitch::Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason)
 uint64_t
 RoceSwitch::GetBufferUsed() const
 {
-    return m_bufferUsed;
+    return m_mmu->GetTotalUsed();
 }
 
 uint64_t
 RoceSwitch::GetBufferSize() const
 {
-    return m_bufferSize;
+    return m_mmu->GetBufferSize();
+}
+
+uint64_t
+RoceSwitch::GetPfcFramesSent() const
+{
+    uint64_t n = 0;
+    for (const auto& p : m_ports)
+    {
+        n += p->GetPfcFramesSent();
+    }
+    return n;
 }
 
 uint64_t

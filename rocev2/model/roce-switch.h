@@ -5,6 +5,7 @@
 #define ROCE_SWITCH_H
 
 #include "roce-net-device.h"
+#include "switch-mmu.h"
 
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
@@ -35,7 +36,9 @@ class RoceSwitch : public Object
     /// Why a frame was dropped; names are the keys used in summary.json.
     enum DropReason : uint8_t
     {
-        BUFFER_FULL = 0,
+        BUFFER_FULL = 0,   //!< the shared pool is full (lossy priority)
+        HEADROOM_OVERFLOW, //!< a lossless queue overflowed its headroom after pausing
+        LOSSY_THRESHOLD,   //!< a lossy queue exceeded its dynamic threshold
         NO_ROUTE,
         NOT_IPV4,
         N_DROP_REASONS
@@ -73,6 +76,15 @@ class RoceSwitch : public Object
      */
     void SetRoutes(const EcmpRouteTable& routes, uint32_t nodeIndex, Ipv4Address firstHostAddress);
 
+    /**
+     * Size the buffer once every port is cabled: headroom per lossless (port, priority) from
+     * the port's rate, its cable's delay, the largest frame and the peer's response time
+     * (SwitchMmu::ComputeHeadroom), times HeadroomScale.
+     * \return false when the buffer cannot hold the headroom and reserved minimums
+     */
+    bool InitBuffer();
+    Ptr<SwitchMmu> GetMmu() const;
+
     /// Deterministic hash of the 5-tuple under a per-switch seed.
     static uint64_t EcmpHash(uint64_t seed, const FiveTuple& t);
     /// Index in [0, n) picked for a hash (multiply-shift, no modulo bias toward low ports).
@@ -81,6 +93,7 @@ class RoceSwitch : public Object
 
     uint64_t GetBufferUsed() const;
     uint64_t GetBufferSize() const;
+    uint64_t GetPfcFramesSent() const;
     uint64_t GetDrops(DropReason reason) const;
     uint64_t GetForwarded() const;
 
@@ -89,15 +102,19 @@ class RoceSwitch : public Object
 
   private:
     void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
-    void Release(uint32_t bytes, uint8_t priority);
+    void Release(uint32_t bytes, uint8_t priority, uint32_t meta);
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
+    void UpdatePause(uint32_t port, uint8_t priority);
+    void RefreshPause(uint32_t port, uint8_t priority);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
+    std::vector<uint32_t> m_portOfIfIndex;
+    Ptr<SwitchMmu> m_mmu;
+    double m_headroomScale;
+    std::vector<EventId> m_refresh;              //!< port * 8 + priority
     std::vector<uint32_t> m_groupOfHost;         //!< host index -> next-hop group
     std::vector<std::vector<uint16_t>> m_groups; //!< next-hop port sets
     uint32_t m_firstHost{0};
-    uint64_t m_bufferSize;
-    uint64_t m_bufferUsed{0};
     uint64_t m_seed;
     uint64_t m_forwarded{0};
     std::array<uint64_t, N_DROP_REASONS> m_drops{};

@@ -7,6 +7,7 @@
  */
 
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/leaf-spine-builder.h"
@@ -295,8 +296,12 @@ TEST_F(SwitchFabricTest, IncastOverflowsSmallBufferAndGoBackNStillDeliversIntact
 {
     // 20000 bytes hold 4 data frames (4154..4174 bytes each). Hosts 0 and 1 each write
     // 256 KiB (64 packets) at 100 Gb/s into host 2's single 100 Gb/s port: the egress
-    // queue grows by one frame per frame time and the buffer overflows.
-    Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(20000));
+    // queue grows by one frame per frame time and the buffer overflows. A lossy class (PFC
+    // off) with no reserve and the dynamic threshold out of the way is plain drop-tail.
+    Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(0));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(20000));
+    Config::SetDefault("ns3::SwitchMmu::ReservedPerQueue", UintegerValue(0));
+    Config::SetDefault("ns3::SwitchMmu::Alpha", DoubleValue(64));
     Config::SetDefault("ns3::RdmaQueuePair::AckTimeout", TimeValue(MicroSeconds(100)));
     BuildStar(3);
     Ptr<RoceSwitch> sw = m_fabric.GetSwitch(0);

@@ -75,6 +75,7 @@ RdmaEngine::DoDispose()
     m_active.clear();
     m_kick = TransmitKick();
     m_control = ControlSender();
+    m_filter = TransmitFilter();
     Object::DoDispose();
 }
 
@@ -88,6 +89,12 @@ RdmaEngine::AttachLink(DataRate rate,
     m_linkOverhead = linkOverhead;
     m_kick = kick;
     m_control = control;
+}
+
+void
+RdmaEngine::SetTransmitFilter(TransmitFilter filter)
+{
+    m_filter = filter;
 }
 
 Ptr<RdmaQueuePair>
@@ -174,6 +181,11 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
                 break;
             }
             i %= n;
+            continue;
+        }
+        if (!m_filter.IsNull() && !m_filter(qp))
+        {
+            i = (i + 1) % n; // held back by the link; stays active
             continue;
         }
         Time t = qp->GetNextSendTime();

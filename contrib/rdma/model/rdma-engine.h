@@ -48,6 +48,11 @@ class RdmaEngine : public Object
      */
     void AttachLink(DataRate rate, uint32_t linkOverhead, TransmitKick kick, ControlSender control);
 
+    /// Whether a QP may transmit now (the link's flow control, e.g. PFC on its priority).
+    typedef Callback<bool, Ptr<const RdmaQueuePair>> TransmitFilter;
+    /// Let the link hold back QPs whose traffic it may not send now (none by default).
+    void SetTransmitFilter(TransmitFilter filter);
+
     /// Create a queue pair with the next free QPN and this engine's congestion control.
     Ptr<RdmaQueuePair> CreateQueuePair();
     /// The QP with this number, or null.
@@ -92,6 +97,7 @@ class RdmaEngine : public Object
     uint32_t m_linkOverhead{0};
     TransmitKick m_kick;
     ControlSender m_control;
+    TransmitFilter m_filter;
     uint64_t m_unknownQp{0};
 };
 
