@@ -255,8 +255,8 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     }
     m_bufferTrace(m_mmu->GetTotalUsed());
     ++m_forwarded;
-    // The egress queue hands this word back at dequeue, so the release is exact.
-    egress->Enqueue(frame, priority, (in << 16) | (uint32_t(priority) << 8) | bucket);
+    // The egress queue hands this word back at dequeue: the ingress queue to release.
+    egress->Enqueue(frame, priority, (in << 16) | (uint32_t(priority) << 8));
     UpdatePause(in, priority);
 }
 
@@ -308,7 +308,7 @@ RoceSwitch::Release(uint32_t bytes, uint8_t /*priority*/, uint32_t meta)
 {
     const uint32_t in = meta >> 16;
     const uint8_t priority = (meta >> 8) & 0xFF;
-    m_mmu->Release(in, priority, bytes, static_cast<SwitchMmu::Bucket>(meta & 0xFF));
+    m_mmu->Release(in, priority, bytes);
     m_bufferTrace(m_mmu->GetTotalUsed());
     if (m_mmu->IsPaused(in, priority))
     {

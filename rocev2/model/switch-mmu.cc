@@ -148,26 +148,19 @@ SwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, Bucket& bucket
 }
 
 void
-SwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes, Bucket bucket)
+SwitchMmu::Release(uint32_t port, uint8_t priority, uint32_t bytes)
 {
     Queue& q = At(port, priority);
-    switch (bucket)
-    {
-    case RESERVED:
-        NS_ASSERT(q.reserved >= bytes);
-        q.reserved -= bytes;
-        break;
-    case SHARED:
-        NS_ASSERT(q.shared >= bytes && m_sharedUsed >= bytes);
-        q.shared -= bytes;
-        m_sharedUsed -= bytes;
-        break;
-    case HEADROOM:
-        NS_ASSERT(q.headroom >= bytes);
-        q.headroom -= bytes;
-        break;
-    }
-    NS_ASSERT(m_totalUsed >= bytes);
+    NS_ASSERT(q.reserved + q.shared + q.headroom >= bytes && m_totalUsed >= bytes);
+    uint64_t left = bytes;
+    const uint64_t fromHeadroom = std::min<uint64_t>(q.headroom, left);
+    q.headroom -= fromHeadroom;
+    left -= fromHeadroom;
+    const uint64_t fromShared = std::min<uint64_t>(q.shared, left);
+    q.shared -= fromShared;
+    m_sharedUsed -= fromShared;
+    left -= fromShared;
+    q.reserved -= left;
     m_totalUsed -= bytes;
     m_ingressTrace(port, priority, q.reserved + q.shared + q.headroom);
 }

@@ -22,6 +22,7 @@ namespace ns3
  * threshold alpha x (free shared pool), and a headroom per lossless (port, priority) that
  * absorbs what still arrives after a pause was sent.
  *
+ * Counters, not packets, are accounted (Release takes from headroom first).
  * A lossless priority's packet goes to the reserved minimum while it lasts, then to the
  * shared pool while the queue is below its threshold and not paused, then to the headroom;
  * only a full headroom drops it ("headroom_overflow"). The queue should be paused (XOFF) as
@@ -90,8 +91,13 @@ class SwitchMmu : public Object
      * \return ADMIT or why it is dropped
      */
     Verdict Admit(uint32_t port, uint8_t priority, uint32_t bytes, Bucket& bucket);
-    /// A packet admitted with this bucket left the switch.
-    void Release(uint32_t port, uint8_t priority, uint32_t bytes, Bucket bucket);
+    /**
+     * A packet of this ingress queue left the switch. The queue's counters shrink from the top:
+     * headroom first, then shared, then reserved, whichever packet it was (Broadcom accounts a
+     * priority group's usage above its limits as headroom, not per packet), so a paused queue
+     * can resume as soon as its excess has drained rather than when its last arrivals leave.
+     */
+    void Release(uint32_t port, uint8_t priority, uint32_t bytes);
 
     /// Whether this lossless queue has reached its pause condition.
     bool ShouldPause(uint32_t port, uint8_t priority) const;
