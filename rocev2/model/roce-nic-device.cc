@@ -7,7 +7,9 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -18,10 +20,36 @@ NS_OBJECT_ENSURE_REGISTERED(RoceNicDevice);
 TypeId
 RoceNicDevice::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RoceNicDevice")
-                            .SetParent<RoceNetDevice>()
-                            .SetGroupName("Rocev2")
-                            .AddConstructor<RoceNicDevice>();
+    static TypeId tid =
+        TypeId("ns3::RoceNicDevice")
+            .SetParent<RoceNetDevice>()
+            .SetGroupName("Rocev2")
+            .AddConstructor<RoceNicDevice>()
+            // 0: the host takes data as fast as the wire brings it, the usual assumption of
+            // RDMA simulators; set it below the line rate to model a PCIe or memory bottleneck.
+            .AddAttribute("RxDrainRate",
+                          "Rate at which the host drains the NIC's receive buffer; 0 = no buffer",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&RoceNicDevice::m_rxDrainRate),
+                          MakeDataRateChecker())
+            // 1 MiB: a ConnectX-class on-chip receive buffer is of this order (NVIDIA does not
+            // publish it; configure it for the NIC modelled).
+            .AddAttribute("RxBufferSize",
+                          "Receive buffer of the NIC in bytes (when RxDrainRate > 0)",
+                          UintegerValue(1024 * 1024),
+                          MakeUintegerAccessor(&RoceNicDevice::m_rxBufferSize),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("RxPauseThreshold",
+                          "Receive-buffer bytes above which the NIC sends XOFF on its lossless "
+                          "priorities",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&RoceNicDevice::m_rxPauseThreshold),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("RxResumeThreshold",
+                          "Receive-buffer bytes below which the NIC sends XON",
+                          UintegerValue(256 * 1024),
+                          MakeUintegerAccessor(&RoceNicDevice::m_rxResumeThreshold),
+                          MakeUintegerChecker<uint64_t>());
     return tid;
 }
 
@@ -159,10 +187,114 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
         frame->RemoveHeader(ip);
         frame->RemoveHeader(udp);
         ++m_roceRx;
-        m_engine->Receive(frame);
+        if (m_rxDrainRate.GetBitRate() == 0)
+        {
+            m_engine->Receive(frame);
+        }
+        else
+        {
+            DeliverRoce(frame);
+        }
         return;
     }
     ForwardUp(frame);
+}
+
+uint64_t
+RoceNicDevice::RxOccupancy() const
+{
+    const double drained =
+        (Simulator::Now() - m_rxOccTime).GetSeconds() * m_rxDrainRate.GetBitRate() / 8.0;
+    return drained >= m_rxOcc ? 0 : m_rxOcc - static_cast<uint64_t>(drained);
+}
+
+void
+RoceNicDevice::DeliverRoce(Ptr<Packet> frame)
+{
+    const uint64_t occ = RxOccupancy();
+    const uint32_t size = frame->GetSize();
+    if (occ + size > m_rxBufferSize)
+    {
+        ++m_rxDrops; // only reachable when the pause thresholds leave too little room
+        return;
+    }
+    m_rxOcc = occ + size;
+    m_rxOccTime = Simulator::Now();
+    // FIFO: this frame reaches host memory when everything before it and itself has drained.
+    Simulator::Schedule(m_rxDrainRate.CalculateBytesTxTime(m_rxOcc),
+                        &RoceNicDevice::Drained,
+                        this,
+                        frame);
+    CheckRxPause();
+}
+
+void
+RoceNicDevice::Drained(Ptr<Packet> frame)
+{
+    m_engine->Receive(frame);
+}
+
+void
+RoceNicDevice::SendRxPfc(uint16_t quanta)
+{
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (IsPfcEnabled(p))
+        {
+            SendPfc(p, quanta);
+        }
+    }
+}
+
+void
+RoceNicDevice::CheckRxPause()
+{
+    const uint64_t occ = RxOccupancy();
+    const Time now = Simulator::Now();
+    if (!m_rxPausing)
+    {
+        if (occ <= m_rxPauseThreshold)
+        {
+            return;
+        }
+        m_rxPausing = true;
+        m_rxLastXoff = now;
+        SendRxPfc(GetPauseQuanta());
+    }
+    else if (occ <= m_rxResumeThreshold)
+    {
+        m_rxPausing = false;
+        m_rxCheck.Cancel();
+        SendRxPfc(0);
+        return;
+    }
+    else if (now - m_rxLastXoff >= GetPauseRefreshInterval())
+    {
+        m_rxLastXoff = now; // still above: refresh before the peer's pause expires
+        SendRxPfc(GetPauseQuanta());
+    }
+    if (!m_rxCheck.IsRunning())
+    {
+        // Wake when the buffer is down to the resume threshold, or when the pause is due
+        // for a refresh, whichever comes first.
+        const Time toResume = m_rxDrainRate.CalculateBytesTxTime(occ - m_rxResumeThreshold);
+        const Time toRefresh = m_rxLastXoff + GetPauseRefreshInterval() - now;
+        m_rxCheck = Simulator::Schedule(std::max(NanoSeconds(1), std::min(toResume, toRefresh)),
+                                        &RoceNicDevice::CheckRxPause,
+                                        this);
+    }
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferBytes() const
+{
+    return m_rxDrainRate.GetBitRate() == 0 ? 0 : RxOccupancy();
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferDrops() const
+{
+    return m_rxDrops;
 }
 
 bool

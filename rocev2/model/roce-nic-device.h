@@ -54,6 +54,10 @@ class RoceNicDevice : public RoceNetDevice
                   uint16_t protocolNumber) override;
 
     uint64_t GetRoceRxPackets() const;
+    /// Bytes in the receive buffer now (0 when RxDrainRate is 0).
+    uint64_t GetRxBufferBytes() const;
+    /// Frames dropped because the receive buffer was full.
+    uint64_t GetRxBufferDrops() const;
 
   protected:
     void DoDispose() override;
@@ -65,11 +69,29 @@ class RoceNicDevice : public RoceNetDevice
     void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const;
     void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
+    void DeliverRoce(Ptr<Packet> frame);
+    void Drained(Ptr<Packet> frame);
+    void CheckRxPause();
+    void SendRxPfc(uint16_t quanta);
+    uint64_t RxOccupancy() const;
     void Kick();
 
     Ptr<RdmaEngine> m_engine;
     Ipv4Address m_ipv4;
     uint64_t m_roceRx{0};
+
+    // Receive buffer between the port and host memory (PCIe, memory bandwidth): a FIFO
+    // drained at RxDrainRate; above RxPauseThreshold the NIC pauses its lossless priorities.
+    DataRate m_rxDrainRate;
+    uint64_t m_rxBufferSize;
+    uint64_t m_rxPauseThreshold;
+    uint64_t m_rxResumeThreshold;
+    uint64_t m_rxOcc{0}; //!< bytes at m_rxOccTime
+    Time m_rxOccTime;    //!< when m_rxOcc was computed
+    bool m_rxPausing{false};
+    Time m_rxLastXoff;
+    EventId m_rxCheck;
+    uint64_t m_rxDrops{0};
 };
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-nic-device.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -339,4 +340,32 @@ TEST(PfcScenario, WithoutPfcTheSameTrafficDrops)
     RecordProperty("drops", std::to_string(off.drops));
     EXPECT_GT(off.drops, 0u);
     EXPECT_EQ(off.pauses, 0u);
+}
+
+TEST(PfcScenario, SlowHostNicPausesItsSenderThroughTheSwitch)
+{
+    // The receiving host drains its NIC at 50 Gb/s: the NIC pauses the switch, the switch's
+    // queue for it fills and the switch pauses the sender. Nothing is lost and the transfer
+    // runs at the drain rate.
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
+    Lab lab;
+    lab.Build(Star(2));
+    Ptr<RoceNicDevice> rx = lab.fabric.GetNic(0);
+    rx->SetAttribute("RxDrainRate", DataRateValue(DataRate("50Gbps")));
+    const uint64_t bytes = 32 * 256 * 1024;
+    uint32_t f = lab.AddFlow(1, 0, 32, 256 * 1024);
+    Simulator::Run();
+    EXPECT_EQ(lab.Received(f), bytes);
+    EXPECT_EQ(lab.Drops(), 0u);
+    EXPECT_EQ(rx->GetRxBufferDrops(), 0u);
+    EXPECT_GT(rx->GetPfcFramesSent(), 0u);
+    EXPECT_GT(lab.fabric.GetNic(1)->GetPausedTime(3), Time(0));
+    EXPECT_EQ(rx->GetRxBufferBytes(), 0u);
+    // What crosses the NIC's buffer per packet: BTH 12 + payload + ICRC 4 (+RETH, ImmDt).
+    const double drainPayloadBps = 50e9 / 8 * 4096 / (4096 + 16);
+    const double ideal = bytes / drainPayloadBps;
+    const double t = lab.flows[f].arrivals.back().first.GetSeconds();
+    RecordProperty("transfer_over_ideal", std::to_string(t / ideal));
+    EXPECT_GE(t, ideal);
+    EXPECT_LE(t, ideal * 1.02);
 }
