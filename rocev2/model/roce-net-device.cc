@@ -8,12 +8,17 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <cstdio>
+#include <sstream>
 
 namespace ns3
 {
@@ -51,6 +56,20 @@ RoceNetDevice::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&RoceNetDevice::m_queue),
                           MakePointerChecker<RoceEgressQueue>())
+            // DSCP: NVIDIA's RoCE guides recommend "trust dscp" on switches and NICs (L3).
+            .AddAttribute("Trust",
+                          "What classifies frames into priorities: the DSCP or the 802.1Q PCP "
+                          "(a NIC then priority-tags its RoCE frames)",
+                          EnumValue(TRUST_DSCP),
+                          MakeEnumAccessor(&RoceNetDevice::m_trust),
+                          MakeEnumChecker(TRUST_DSCP, "Dscp", TRUST_PCP, "Pcp"))
+            .AddAttribute(
+                "DscpToPriority",
+                "Exceptions to priority = DSCP >> 3, as 'dscp:priority,...' "
+                "(e.g. '26:3,48:6')",
+                StringValue(""),
+                MakeStringAccessor(&RoceNetDevice::SetDscpMap, &RoceNetDevice::GetDscpMap),
+                MakeStringChecker())
             // Priority 3: the lossless RoCE class of NVIDIA's RoCE configuration guides
             // (DSCP 26 -> priority 3, the QP default).
             .AddAttribute("PfcEnabled",
@@ -189,7 +208,54 @@ RoceNetDevice::TxTime(uint32_t frameBytes) const
 uint8_t
 RoceNetDevice::PriorityOfDscp(uint8_t dscp) const
 {
-    return dscp >> 3;
+    return m_dscpToPriority[dscp & 63];
+}
+
+RoceNetDevice::Trust
+RoceNetDevice::GetTrust() const
+{
+    return m_trust;
+}
+
+uint8_t
+RoceNetDevice::Classify(const uint8_t* b, uint32_t& l3) const
+{
+    const bool tagged = b[12] == 0x81 && b[13] == 0x00;
+    l3 = tagged ? 18 : 14;
+    if (m_trust == TRUST_PCP)
+    {
+        return tagged ? (b[14] >> 5) : 0; // untagged: the port's default priority 0
+    }
+    return PriorityOfDscp(b[l3 + 1] >> 2);
+}
+
+void
+RoceNetDevice::SetDscpMap(std::string overrides)
+{
+    for (uint32_t d = 0; d < 64; ++d)
+    {
+        m_dscpToPriority[d] = d >> 3; // class selector: the RoCE convention (DSCP 26 -> 3)
+    }
+    std::stringstream ss(overrides);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        unsigned dscp = 64;
+        unsigned prio = 8;
+        char extra;
+        NS_ABORT_MSG_IF(std::sscanf(item.c_str(), "%u:%u%c", &dscp, &prio, &extra) != 2 ||
+                            dscp > 63 || prio > 7,
+                        "DscpToPriority: '" << item << "' is not dscp:priority with dscp 0-63 "
+                                            << "and priority 0-7");
+        m_dscpToPriority[dscp] = static_cast<uint8_t>(prio);
+    }
+    m_dscpOverrides = overrides;
+}
+
+std::string
+RoceNetDevice::GetDscpMap() const
+{
+    return m_dscpOverrides;
 }
 
 void

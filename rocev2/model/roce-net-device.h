@@ -92,8 +92,24 @@ class RoceNetDevice : public NetDevice
 
     /// Serialisation time of a frame of this many bytes (header to payload end).
     Time TxTime(uint32_t frameBytes) const;
-    /// Traffic class of a DSCP value (the RoCE convention DSCP >> 3; configurable later).
+
+    /// What a port trusts to classify arriving frames (and a NIC, how it marks its own).
+    enum Trust
+    {
+        TRUST_DSCP, //!< the IPv4 DSCP, through DscpToPriority
+        TRUST_PCP,  //!< the 802.1Q tag's PCP; a NIC then tags its RoCE frames (VID 0)
+    };
+
+    /// Priority of a DSCP value: DSCP >> 3 unless DscpToPriority says otherwise.
     uint8_t PriorityOfDscp(uint8_t dscp) const;
+    Trust GetTrust() const;
+    /**
+     * Classify a frame from its first bytes.
+     * \param b the frame's first 42 bytes (Ethernet, optional 802.1Q tag, IPv4)
+     * \param l3 set to the offset of the IPv4 header (14, or 18 when tagged)
+     * \return the priority by this port's trust mode
+     */
+    uint8_t Classify(const uint8_t* b, uint32_t& l3) const;
 
     uint64_t GetTxFrames() const;
     uint64_t GetTxBytes() const;
@@ -151,6 +167,8 @@ class RoceNetDevice : public NetDevice
     void TransmitNext();
     void ScheduleTransmit(Time at);
     void ReceivePfc(Ptr<Packet> frame);
+    void SetDscpMap(std::string overrides);
+    std::string GetDscpMap() const;
     void ApplyPause(uint8_t priority, uint16_t quanta);
     void Resume(uint8_t priority);
 
@@ -170,6 +188,9 @@ class RoceNetDevice : public NetDevice
     uint64_t m_rxErrorDrops{0};
     Ptr<ErrorModel> m_receiveErrorModel;
 
+    Trust m_trust;
+    std::array<uint8_t, 64> m_dscpToPriority;
+    std::string m_dscpOverrides;
     std::deque<Ptr<Packet>> m_controlQueue; //!< MAC Control frames, sent before any class
     uint8_t m_pfcEnabled;
     uint16_t m_pauseQuanta;

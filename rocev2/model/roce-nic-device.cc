@@ -10,6 +10,7 @@
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
+#include "ns3/vlan-tag.h"
 
 namespace ns3
 {
@@ -144,7 +145,18 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const
     EthernetHeader eth(false);
     eth.SetSource(m_address);
     eth.SetDestination(MacOfIpv4(ip.GetDestination()));
-    eth.SetLengthType(Ipv4L3Protocol::PROT_NUMBER);
+    if (GetTrust() == TRUST_PCP)
+    {
+        VlanTag tag; // VID 0: priority-tagged (802.1Q 9.6)
+        tag.SetPcp(PriorityOfDscp(qp->GetTrafficClass()));
+        tag.SetEtherType(Ipv4L3Protocol::PROT_NUMBER);
+        p->AddHeader(tag);
+        eth.SetLengthType(VlanTag::TPID);
+    }
+    else
+    {
+        eth.SetLengthType(Ipv4L3Protocol::PROT_NUMBER);
+    }
     p->AddHeader(eth);
 }
 
@@ -184,6 +196,11 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
         Ipv4Header ip;
         UdpHeader udp;
         frame->RemoveHeader(eth);
+        if (eth.GetLengthType() == VlanTag::TPID)
+        {
+            VlanTag tag;
+            frame->RemoveHeader(tag);
+        }
         frame->RemoveHeader(ip);
         frame->RemoveHeader(udp);
         ++m_roceRx;
@@ -301,13 +318,18 @@ bool
 RoceNicDevice::IsRoceV2(Ptr<const Packet> frame)
 {
     // Read the few bytes that decide the path rather than parsing header objects:
-    // EtherType IPv4, protocol UDP, destination port 4791.
-    uint8_t b[14 + 60 + 4];
-    if (frame->CopyData(b, 14 + 20) < 14 + 20 || b[12] != 0x08 || b[13] != 0x00 || b[23] != 17)
+    // EtherType IPv4 (after an optional 802.1Q tag), protocol UDP, destination port 4791.
+    uint8_t b[18 + 60 + 4];
+    if (frame->CopyData(b, 18 + 20) < 14 + 20)
     {
         return false;
     }
-    const uint32_t udpAt = 14 + (b[14] & 0x0F) * 4u;
+    const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
+    if (b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00 || b[l3 + 9] != 17)
+    {
+        return false;
+    }
+    const uint32_t udpAt = l3 + (b[l3] & 0x0F) * 4u;
     if (frame->CopyData(b, udpAt + 4) < udpAt + 4)
     {
         return false;

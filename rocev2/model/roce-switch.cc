@@ -204,21 +204,25 @@ RoceSwitch::DropReasonName(DropReason reason)
 void
 RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
 {
-    // Ethernet (14) + IPv4 without options (20) + the two UDP/TCP ports (4).
-    uint8_t b[38];
+    // Ethernet (14), an optional 802.1Q tag (4), IPv4 without options (20), the ports (4).
+    uint8_t b[42];
     const uint32_t got = frame->CopyData(b, sizeof(b));
-    if (got < 34 || b[12] != 0x08 || b[13] != 0x00)
+    uint32_t l3 = 14;
+    const uint8_t priority = got >= 34 ? inPort->Classify(b, l3) : 0;
+    if (got < l3 + 20 || b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00)
     {
         Drop(frame, inPort->GetIfIndex(), NOT_IPV4);
         return;
     }
     FiveTuple t;
-    t.src = (uint32_t(b[26]) << 24) | (uint32_t(b[27]) << 16) | (uint32_t(b[28]) << 8) | b[29];
-    t.dst = (uint32_t(b[30]) << 24) | (uint32_t(b[31]) << 16) | (uint32_t(b[32]) << 8) | b[33];
-    t.protocol = b[23];
-    const bool hasPorts = (b[14] & 0x0F) == 5 && got == 38 && (t.protocol == 17 || t.protocol == 6);
-    t.srcPort = hasPorts ? static_cast<uint16_t>((b[34] << 8) | b[35]) : 0;
-    t.dstPort = hasPorts ? static_cast<uint16_t>((b[36] << 8) | b[37]) : 0;
+    const uint8_t* ip = b + l3;
+    t.src = (uint32_t(ip[12]) << 24) | (uint32_t(ip[13]) << 16) | (uint32_t(ip[14]) << 8) | ip[15];
+    t.dst = (uint32_t(ip[16]) << 24) | (uint32_t(ip[17]) << 16) | (uint32_t(ip[18]) << 8) | ip[19];
+    t.protocol = ip[9];
+    const bool hasPorts =
+        (ip[0] & 0x0F) == 5 && got >= l3 + 24 && (t.protocol == 17 || t.protocol == 6);
+    t.srcPort = hasPorts ? static_cast<uint16_t>((ip[20] << 8) | ip[21]) : 0;
+    t.dstPort = hasPorts ? static_cast<uint16_t>((ip[22] << 8) | ip[23]) : 0;
 
     const uint32_t host = t.dst - m_firstHost;
     if (host >= m_groupOfHost.size())
@@ -237,7 +241,6 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t size = frame->GetSize();
     const uint32_t in = m_portOfIfIndex[inPort->GetIfIndex()];
     Ptr<RoceNetDevice> egress = m_ports[out];
-    const uint8_t priority = egress->PriorityOfDscp(b[15] >> 2);
     SwitchMmu::Bucket bucket;
     switch (m_mmu->Admit(in, priority, size, bucket))
     {

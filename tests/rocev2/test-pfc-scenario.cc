@@ -369,3 +369,55 @@ TEST(PfcScenario, SlowHostNicPausesItsSenderThroughTheSwitch)
     EXPECT_GE(t, ideal);
     EXPECT_LE(t, ideal * 1.02);
 }
+
+TEST(PfcScenario, TrustPcpTagsRoceFramesAndPausesByPcp)
+{
+    Config::SetDefault("ns3::RoceNetDevice::Trust", StringValue("Pcp"));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
+    Lab lab;
+    lab.Build(Star(3));
+    uint32_t tagged = 0;
+    uint32_t untaggedData = 0;
+    lab.fabric.GetNic(1)->TraceConnectWithoutContext(
+        "MacTx",
+        Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p) {
+            uint8_t b[16];
+            p->CopyData(b, sizeof(b));
+            if (b[12] == 0x81 && b[13] == 0x00)
+            {
+                ++tagged;
+                EXPECT_EQ(b[14] >> 5, 3);                    // PCP 3 from DSCP 26
+                EXPECT_EQ(((b[14] & 0x0F) << 8) | b[15], 0); // VID 0: priority-tagged
+            }
+            else if (!(b[12] == 0x88 && b[13] == 0x08))
+            {
+                ++untaggedData;
+            }
+        }));
+    uint32_t a = lab.AddFlow(1, 0, 16, 256 * 1024);
+    uint32_t b = lab.AddFlow(2, 0, 16, 256 * 1024);
+    Simulator::Run();
+    EXPECT_GT(tagged, 0u);
+    EXPECT_EQ(untaggedData, 0u);
+    EXPECT_EQ(lab.Received(a), 16u * 256 * 1024);
+    EXPECT_EQ(lab.Received(b), 16u * 256 * 1024);
+    EXPECT_EQ(lab.Drops(), 0u);
+    EXPECT_GT(lab.PauseFrames(), 0u);
+    EXPECT_GT(lab.fabric.GetNic(1)->GetPausedTime(3), Time(0));
+}
+
+TEST(PfcScenario, DscpMapMovesRoceToAnotherLosslessPriority)
+{
+    Config::SetDefault("ns3::RoceNetDevice::DscpToPriority", StringValue("26:5"));
+    Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(1u << 5));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
+    Lab lab;
+    lab.Build(Star(3));
+    uint32_t a = lab.AddFlow(1, 0, 16, 256 * 1024);
+    uint32_t b = lab.AddFlow(2, 0, 16, 256 * 1024);
+    Simulator::Run();
+    EXPECT_EQ(lab.Received(a) + lab.Received(b), 32u * 256 * 1024);
+    EXPECT_EQ(lab.Drops(), 0u);
+    EXPECT_GT(lab.fabric.GetNic(1)->GetPausedTime(5), Time(0));
+    EXPECT_EQ(lab.fabric.GetNic(1)->GetPausedTime(3), Time(0));
+}
