@@ -294,7 +294,7 @@ RoceNetDevice::StandardResponseTime(DataRate rate)
 Time
 RoceNetDevice::GetPauseResponseTime() const
 {
-    return m_responseTime.IsNegative() ? StandardResponseTime(m_rate) : m_responseTime;
+    return m_responseTime.IsStrictlyNegative() ? StandardResponseTime(m_rate) : m_responseTime;
 }
 
 bool
