@@ -3,7 +3,9 @@
  */
 #include "roce-nic-device.h"
 
+#include "ns3/boolean.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/ib-opcode.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
@@ -26,6 +28,19 @@ RoceNicDevice::GetTypeId()
             .SetParent<RoceNetDevice>()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceNicDevice>()
+            // On: ConnectX marks RoCE data ECN-capable when congestion control is enabled
+            // (the default), so switches can mark CE for DCQCN.
+            .AddAttribute("Ecn",
+                          "Send RoCE data packets ECN-capable (ECT(0))",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceNicDevice::m_ecn),
+                          MakeBooleanChecker())
+            // CNP_DSCP = 48 (priority 6) in a public mlxconfig dump of a ConnectX adapter.
+            .AddAttribute("CnpDscp",
+                          "DSCP of the CNPs this NIC sends",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&RoceNicDevice::m_cnpDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
             // 0: the host takes data as fast as the wire brings it, the usual assumption of
             // RDMA simulators; set it below the line rate to model a PCIe or memory bottleneck.
             .AddAttribute("RxDrainRate",
@@ -125,7 +140,7 @@ RoceNicDevice::Kick()
 }
 
 void
-RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const
+RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp, uint8_t dscp, bool ect) const
 {
     UdpHeader udp;
     udp.SetSourcePort(SourcePortOfQp(qp->GetQpn()));
@@ -138,7 +153,8 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const
     ip.SetProtocol(17);
     ip.SetPayloadSize(p->GetSize());
     ip.SetTtl(64);
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(qp->GetTrafficClass()));
+    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
+    ip.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
     ip.SetDontFragment();
     p->AddHeader(ip);
 
@@ -148,7 +164,7 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const
     if (GetTrust() == TRUST_PCP)
     {
         VlanTag tag; // VID 0: priority-tagged (802.1Q 9.6)
-        tag.SetPcp(PriorityOfDscp(qp->GetTrafficClass()));
+        tag.SetPcp(PriorityOfDscp(dscp));
         tag.SetEtherType(Ipv4L3Protocol::PROT_NUMBER);
         p->AddHeader(tag);
         eth.SetLengthType(VlanTag::TPID);
@@ -163,8 +179,13 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const
 void
 RoceNicDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p)
 {
-    Encapsulate(p, qp);
-    Enqueue(p, PriorityOfDscp(qp->GetTrafficClass()));
+    // ACK/NAK travel in the QP's class; CNPs in their own (first BTH byte = opcode).
+    uint8_t opcode = 0;
+    p->CopyData(&opcode, 1);
+    const uint8_t dscp =
+        opcode == IbOpcodeToByte(IbOpcode::CNP) ? m_cnpDscp : qp->GetTrafficClass();
+    Encapsulate(p, qp, dscp, false);
+    Enqueue(p, PriorityOfDscp(dscp));
 }
 
 Ptr<Packet>
@@ -176,7 +197,7 @@ RoceNicDevice::PullFrame(uint8_t& priority, Time& wakeAt)
     {
         return nullptr;
     }
-    Encapsulate(p, qp);
+    Encapsulate(p, qp, qp->GetTrafficClass(), m_ecn);
     priority = PriorityOfDscp(qp->GetTrafficClass());
     return p;
 }
@@ -204,13 +225,14 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
         frame->RemoveHeader(ip);
         frame->RemoveHeader(udp);
         ++m_roceRx;
+        const bool ce = ip.GetEcn() == Ipv4Header::ECN_CE;
         if (m_rxDrainRate.GetBitRate() == 0)
         {
-            m_engine->Receive(frame);
+            m_engine->Receive(frame, ce);
         }
         else
         {
-            DeliverRoce(frame);
+            DeliverRoce(frame, ce);
         }
         return;
     }
@@ -226,7 +248,7 @@ RoceNicDevice::RxOccupancy() const
 }
 
 void
-RoceNicDevice::DeliverRoce(Ptr<Packet> frame)
+RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce)
 {
     const uint64_t occ = RxOccupancy();
     const uint32_t size = frame->GetSize();
@@ -241,14 +263,15 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame)
     Simulator::Schedule(m_rxDrainRate.CalculateBytesTxTime(m_rxOcc),
                         &RoceNicDevice::Drained,
                         this,
-                        frame);
+                        frame,
+                        ce);
     CheckRxPause();
 }
 
 void
-RoceNicDevice::Drained(Ptr<Packet> frame)
+RoceNicDevice::Drained(Ptr<Packet> frame, bool ce)
 {
-    m_engine->Receive(frame);
+    m_engine->Receive(frame, ce);
 }
 
 void

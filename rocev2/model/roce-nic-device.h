@@ -66,11 +66,11 @@ class RoceNicDevice : public RoceNetDevice
     bool MayHaveMore() const override;
 
   private:
-    void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp) const;
+    void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp, uint8_t dscp, bool ect) const;
     void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
-    void DeliverRoce(Ptr<Packet> frame);
-    void Drained(Ptr<Packet> frame);
+    void DeliverRoce(Ptr<Packet> frame, bool ce);
+    void Drained(Ptr<Packet> frame, bool ce);
     void CheckRxPause();
     void SendRxPfc(uint16_t quanta);
     uint64_t RxOccupancy() const;
@@ -78,6 +78,8 @@ class RoceNicDevice : public RoceNetDevice
 
     Ptr<RdmaEngine> m_engine;
     Ipv4Address m_ipv4;
+    bool m_ecn;
+    uint8_t m_cnpDscp;
     uint64_t m_roceRx{0};
 
     // Receive buffer between the port and host memory (PCIe, memory bandwidth): a FIFO

@@ -5,11 +5,14 @@
 
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "ns3/vlan-tag.h"
 
 namespace ns3
 {
@@ -30,6 +33,36 @@ RoceSwitch::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&RoceSwitch::m_mmu),
                           MakePointerChecker<SwitchMmu>())
+            // ECN on the lossless RoCE class (priority 3).
+            .AddAttribute("EcnPriorities",
+                          "Bit mask of the priorities whose ECN-capable packets are marked",
+                          UintegerValue(1u << 3),
+                          MakeUintegerAccessor(&RoceSwitch::m_ecnPriorities),
+                          MakeUintegerChecker<uint8_t>())
+            // Kmin 100 KB, Kmax 400 KB, Pmax 0.2 per 25 Gb/s, scaled with the port's rate:
+            // the HPCC artifact's DCQCN settings (run.py; 400/1600 KB at 100G).
+            .AddAttribute("EcnKmin",
+                          "RED: no marking at or below this egress queue (bytes at the "
+                          "reference rate)",
+                          UintegerValue(100 * 1000),
+                          MakeUintegerAccessor(&RoceSwitch::m_kmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "RED: marking probability reaches Pmax here, 1 above (bytes at the "
+                          "reference rate)",
+                          UintegerValue(400 * 1000),
+                          MakeUintegerAccessor(&RoceSwitch::m_kmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "RED: marking probability at Kmax",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&RoceSwitch::m_pmax),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("EcnReferenceRate",
+                          "Port rate the ECN thresholds are given for; they scale linearly",
+                          DataRateValue(DataRate("25Gbps")),
+                          MakeDataRateAccessor(&RoceSwitch::m_ecnReferenceRate),
+                          MakeDataRateChecker())
             .AddAttribute("HeadroomScale",
                           "Headroom actually reserved, as a multiple of the computed need "
                           "(below 1 lets lossless queues overflow: for experiments)",
@@ -56,6 +89,61 @@ RoceSwitch::GetTypeId()
 RoceSwitch::RoceSwitch()
 {
     m_mmu = CreateObject<SwitchMmu>();
+    m_uniform = CreateObject<UniformRandomVariable>();
+}
+
+int64_t
+RoceSwitch::AssignStreams(int64_t stream)
+{
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+double
+RoceSwitch::MarkingProbability(uint64_t queueBytes, DataRate portRate) const
+{
+    const double scale =
+        static_cast<double>(portRate.GetBitRate()) / m_ecnReferenceRate.GetBitRate();
+    const double kmin = m_kmin * scale;
+    const double kmax = m_kmax * scale;
+    if (queueBytes <= kmin)
+    {
+        return 0;
+    }
+    if (queueBytes > kmax)
+    {
+        return 1;
+    }
+    return m_pmax * (queueBytes - kmin) / (kmax - kmin);
+}
+
+void
+RoceSwitch::MarkCe(Ptr<Packet> frame)
+{
+    // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    VlanTag tag;
+    const bool tagged = eth.GetLengthType() == VlanTag::TPID;
+    if (tagged)
+    {
+        frame->RemoveHeader(tag);
+    }
+    Ipv4Header ip;
+    frame->RemoveHeader(ip);
+    ip.SetEcn(Ipv4Header::ECN_CE);
+    frame->AddHeader(ip);
+    if (tagged)
+    {
+        frame->AddHeader(tag);
+    }
+    frame->AddHeader(eth);
+}
+
+uint64_t
+RoceSwitch::GetEcnMarks() const
+{
+    return m_ecnMarks;
 }
 
 RoceSwitch::~RoceSwitch() = default;
@@ -258,6 +346,18 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     }
     m_bufferTrace(m_mmu->GetTotalUsed());
     ++m_forwarded;
+    // DCQCN congestion point: RED on the egress queue this packet joins (Zhu et al. 2015).
+    const uint8_t ecn = ip[1] & 0x3;
+    if ((m_ecnPriorities & (1u << priority)) && (ecn == 1 || ecn == 2))
+    {
+        const double p =
+            MarkingProbability(egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
+        if (p > 0 && m_uniform->GetValue() < p)
+        {
+            MarkCe(frame);
+            ++m_ecnMarks;
+        }
+    }
     // The egress queue hands this word back at dequeue: the ingress queue to release.
     egress->Enqueue(frame, priority, (in << 16) | (uint32_t(priority) << 8));
     UpdatePause(in, priority);

@@ -9,6 +9,7 @@
 
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -94,6 +95,12 @@ class RoceSwitch : public Object
     uint64_t GetBufferUsed() const;
     uint64_t GetBufferSize() const;
     uint64_t GetPfcFramesSent() const;
+    /// Packets marked CE by this switch.
+    uint64_t GetEcnMarks() const;
+    /// RED marking probability of a queue of this many bytes on a port of this rate.
+    double MarkingProbability(uint64_t queueBytes, DataRate portRate) const;
+    /// Use this stream for ECN marking decisions; returns streams used (1).
+    int64_t AssignStreams(int64_t stream);
     uint64_t GetDrops(DropReason reason) const;
     uint64_t GetForwarded() const;
 
@@ -105,6 +112,7 @@ class RoceSwitch : public Object
     void Release(uint32_t bytes, uint8_t priority, uint32_t meta);
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
     void UpdatePause(uint32_t port, uint8_t priority);
+    static void MarkCe(Ptr<Packet> frame);
     void RefreshPause(uint32_t port, uint8_t priority);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
@@ -117,6 +125,13 @@ class RoceSwitch : public Object
     uint32_t m_firstHost{0};
     uint64_t m_seed;
     uint64_t m_forwarded{0};
+    uint8_t m_ecnPriorities;
+    uint64_t m_kmin;
+    uint64_t m_kmax;
+    double m_pmax;
+    DataRate m_ecnReferenceRate;
+    uint64_t m_ecnMarks{0};
+    Ptr<UniformRandomVariable> m_uniform;
     std::array<uint64_t, N_DROP_REASONS> m_drops{};
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t> m_dropTrace; //!< frame, in port, reason

@@ -203,7 +203,7 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
 }
 
 void
-RdmaEngine::Receive(Ptr<Packet> p)
+RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced)
 {
     BthHeader bth;
     p->RemoveHeader(bth);
@@ -214,7 +214,7 @@ RdmaEngine::Receive(Ptr<Packet> p)
         NS_LOG_WARN("packet for unknown QPN " << bth.GetDestQp() << " dropped");
         return;
     }
-    qp->Receive(p, bth);
+    qp->Receive(p, bth, congestionExperienced);
 }
 
 uint64_t

@@ -72,8 +72,9 @@ class RdmaEngine : public Object
      */
     Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt);
 
-    /// A packet for this port, with the link headers removed (BTH at the front).
-    void Receive(Ptr<Packet> p);
+    /// A packet for this port, with the link headers removed (BTH at the front); CE when it
+    /// arrived ECN-marked.
+    void Receive(Ptr<Packet> p, bool congestionExperienced = false);
 
     /// Packets that arrived for a QPN this engine does not have.
     uint64_t GetUnknownQpDrops() const;

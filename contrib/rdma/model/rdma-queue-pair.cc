@@ -70,6 +70,18 @@ RdmaQueuePair::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
+            // MIN_TIME_BETWEEN_CNPS = 2 us in a public mlxconfig dump of a ConnectX adapter
+            // (shared/reference/rocev2-pfc-dcqcn.md 1.1); the DCQCN paper uses 50 us.
+            .AddAttribute("CnpInterval",
+                          "Notification point: at most one CNP per this interval per QP",
+                          TimeValue(MicroSeconds(2)),
+                          MakeTimeAccessor(&RdmaQueuePair::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("CnpDelay",
+                          "Notification point: delay between a CE-marked arrival and its CNP",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaQueuePair::m_cnpDelay),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("Tx",
                             "A data packet left the QP: (PSN, is retransmission)",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_txTrace),
@@ -377,9 +389,13 @@ RdmaQueuePair::GoBackN(uint64_t fromIdx)
 }
 
 void
-RdmaQueuePair::Receive(Ptr<Packet> p, const BthHeader& bth)
+RdmaQueuePair::Receive(Ptr<Packet> p, const BthHeader& bth, bool congestionExperienced)
 {
     uint8_t op = bth.GetOpcode();
+    if (congestionExperienced && op != IbOpcodeToByte(IbOpcode::CNP))
+    {
+        MaybeSendCnp();
+    }
     if (op == IbOpcodeToByte(IbOpcode::RC_ACKNOWLEDGE))
     {
         ReceiveAck(p, bth);
@@ -402,7 +418,44 @@ RdmaQueuePair::Receive(Ptr<Packet> p, const BthHeader& bth)
 void
 RdmaQueuePair::ReceiveCongestionNotification()
 {
+    ++m_cnpsReceived;
     m_cc->OnCongestionNotification();
+}
+
+void
+RdmaQueuePair::MaybeSendCnp()
+{
+    // DCQCN notification point: the first CE mark of an interval triggers one CNP.
+    const Time now = Simulator::Now();
+    if (m_cnpSent && now - m_lastCnp < m_cnpInterval)
+    {
+        return;
+    }
+    m_cnpSent = true;
+    m_lastCnp = now;
+    if (m_cnpDelay.IsZero())
+    {
+        SendCnp();
+    }
+    else
+    {
+        Simulator::Schedule(m_cnpDelay, &RdmaQueuePair::SendCnp, this);
+    }
+}
+
+void
+RdmaQueuePair::SendCnp()
+{
+    // RoCEv2 CNP (Annex A17.9.4): BTH with opcode 0x81 and the sender's QP, 16 reserved
+    // bytes, ICRC.
+    Ptr<Packet> p = Create<Packet>(16 + 4);
+    BthHeader bth;
+    bth.SetOpcode(IbOpcode::CNP);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetBecn(true);
+    p->AddHeader(bth);
+    ++m_cnps;
+    m_control(this, p);
 }
 
 void
@@ -579,6 +632,18 @@ uint64_t
 RdmaQueuePair::GetNaksSent() const
 {
     return m_naksSent;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsSent() const
+{
+    return m_cnps;
+}
+
+uint64_t
+RdmaQueuePair::GetCnpsReceived() const
+{
+    return m_cnpsReceived;
 }
 
 bool

@@ -125,8 +125,9 @@ class RdmaQueuePair : public Object
      * Process a packet addressed to this QP.
      * \param p the packet with the BTH already removed (extension headers, payload, ICRC left)
      * \param bth the BTH
+     * \param congestionExperienced whether the packet arrived ECN-marked (CE)
      */
-    void Receive(Ptr<Packet> p, const BthHeader& bth);
+    void Receive(Ptr<Packet> p, const BthHeader& bth, bool congestionExperienced = false);
     /// A congestion notification for this QP arrived (CNP or BECN).
     void ReceiveCongestionNotification();
 
@@ -135,6 +136,8 @@ class RdmaQueuePair : public Object
     uint64_t GetRetransmittedPackets() const;
     uint64_t GetTimeouts() const;
     uint64_t GetNaksSent() const;
+    uint64_t GetCnpsSent() const;
+    uint64_t GetCnpsReceived() const;
     bool IsInError() const;
     /// Bytes posted but not yet acknowledged.
     uint64_t GetBytesOutstanding() const;
@@ -159,6 +162,8 @@ class RdmaQueuePair : public Object
     int64_t PsnDelta(uint32_t psn, uint64_t refIdx, uint32_t base) const;
     const WorkRequest* FindRequest(uint64_t idx) const;
     void SendControl(uint8_t syndrome, uint32_t psn);
+    void MaybeSendCnp();
+    void SendCnp();
     void ReceiveData(Ptr<Packet> p, const BthHeader& bth);
     void ReceiveAck(Ptr<Packet> p, const BthHeader& bth);
     void AdvanceUna(uint64_t newUna);
@@ -204,6 +209,12 @@ class RdmaQueuePair : public Object
     uint32_t m_unackedInOrder{0};
     uint64_t m_rxMessageBytes{0};
     ReceiveCallback m_receive;
+    Time m_cnpInterval;
+    Time m_cnpDelay;
+    Time m_lastCnp;
+    bool m_cnpSent{false};
+    uint64_t m_cnps{0};
+    uint64_t m_cnpsReceived{0};
 
     // statistics
     uint64_t m_packetsSent{0};
