@@ -151,8 +151,9 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             throw InputError("switch " + topology.GetNode(n).name + ": a buffer of " +
                                  std::to_string(mmu->GetBufferSize()) +
                                  " bytes cannot hold its PFC headroom (" +
-                                 std::to_string(headroom) + " bytes per lossless priority) and " +
-                                 "reserved minimums",
+                                 std::to_string(headroom) + " bytes over its " +
+                                 std::to_string(sw->GetNPorts()) +
+                                 " ports for each lossless priority) and " + "reserved minimums",
                              "ns3::SwitchMmu::BufferSize larger than the headroom it must hold");
         }
     }
@@ -230,6 +231,12 @@ NodeContainer
 RoceFabricHelper::GetSwitchNodes() const
 {
     return m_switchNodes;
+}
+
+const std::vector<RoceFabricHelper::NodePorts>&
+RoceFabricHelper::GetPortsByNode() const
+{
+    return m_portsByNode;
 }
 
 uint64_t

@@ -64,6 +64,11 @@ class RoceFabricHelper
      */
     uint32_t EnablePcap(const std::string& dir) const;
 
+    /// Every node's name (from the topology) and its ports in port order, nodes in topology
+    /// order; for output writers (PfcMonitor, pcap). Valid after Build.
+    using NodePorts = std::pair<std::string, std::vector<Ptr<RoceNetDevice>>>;
+    const std::vector<NodePorts>& GetPortsByNode() const;
+
     /// Frames carried by all links (one packet crossing one link is one hop).
     uint64_t GetPacketHops() const;
     /// Drops of all switches by reason name (every reason present, zeros included).
@@ -77,7 +82,7 @@ class RoceFabricHelper
     std::vector<Ptr<RoceNicDevice>> m_nics;
     std::vector<Ptr<RoceSwitch>> m_switches;
     std::vector<Ptr<RoceChannel>> m_channels;
-    std::vector<std::pair<std::string, std::vector<Ptr<RoceNetDevice>>>> m_portsByNode;
+    std::vector<NodePorts> m_portsByNode;
 };
 
 } // namespace ns3

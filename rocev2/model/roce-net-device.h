@@ -179,6 +179,7 @@ class RoceNetDevice : public NetDevice
     uint32_t m_ifIndex{0};
     uint8_t m_hostStackPriority;
     Time m_busyUntil;
+    uint64_t m_txCarry{0}; //!< serialisation remainder, in units of 1e-9 / rate seconds
     EventId m_txEvent;
     Time m_txEventTime;
     RxHandler m_rxHandler;

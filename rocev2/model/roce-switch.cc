@@ -330,7 +330,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t in = m_portOfIfIndex[inPort->GetIfIndex()];
     Ptr<RoceNetDevice> egress = m_ports[out];
     SwitchMmu::Bucket bucket;
-    switch (m_mmu->Admit(in, priority, size, bucket))
+    switch (m_mmu->Admit(in, priority, size, egress->GetQueue()->GetBytes(priority), bucket))
     {
     case SwitchMmu::ADMIT:
         break;

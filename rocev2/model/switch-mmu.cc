@@ -42,6 +42,13 @@ SwitchMmu::GetTypeId()
                           DoubleValue(0.125),
                           MakeDoubleAccessor(&SwitchMmu::m_alpha),
                           MakeDoubleChecker<double>(1.0 / 1024, 64))
+            // 1: the egress dynamic threshold of the Broadcom MMU model in TLT/ConWeave
+            // (shared/reference/prior-art.md, ConWeave: ingress 1/16, egress 1).
+            .AddAttribute("LossyEgressAlpha",
+                          "A lossy egress queue may hold this x (free shared pool)",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&SwitchMmu::m_lossyEgressAlpha),
+                          MakeDoubleChecker<double>(1.0 / 1024, 64))
             // 12 KiB: three 4 KiB-payload frames, as the HPCC artifact's 3 KB
             // (switch-mmu.cc) is three of its 1000-byte packets. Less than one frame would
             // let a single departure resume a paused queue: pause frames flap.
@@ -116,16 +123,24 @@ SwitchMmu::GetThreshold() const
 }
 
 SwitchMmu::Verdict
-SwitchMmu::Admit(uint32_t port, uint8_t priority, uint32_t bytes, Bucket& bucket)
+SwitchMmu::Admit(uint32_t port,
+                 uint8_t priority,
+                 uint32_t bytes,
+                 uint64_t egressBytes,
+                 Bucket& bucket)
 {
     Queue& q = At(port, priority);
     const bool lossless = IsLossless(priority);
+    const bool underLimit =
+        lossless
+            ? !q.paused && q.shared < GetThreshold()
+            : egressBytes < m_lossyEgressAlpha * static_cast<double>(m_poolSize - m_sharedUsed);
     if (q.reserved + bytes <= m_reservedPerQueue)
     {
         bucket = RESERVED;
         q.reserved += bytes;
     }
-    else if (!q.paused && m_sharedUsed + bytes <= m_poolSize && q.shared < GetThreshold())
+    else if (underLimit && m_sharedUsed + bytes <= m_poolSize)
     {
         bucket = SHARED;
         q.shared += bytes;

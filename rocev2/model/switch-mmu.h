@@ -28,8 +28,11 @@ namespace ns3
  * only a full headroom drops it ("headroom_overflow"). The queue should be paused (XOFF) as
  * soon as it reaches its threshold or uses headroom, and resumed (XON) when its headroom is
  * empty and its shared use plus the resume offset is back under the threshold (the HPCC
- * artifact's switch-mmu.cc rule). A lossy priority is never paused: past its threshold, or
- * when the pool is full, its packet is dropped ("lossy_threshold", "buffer_full").
+ * artifact's switch-mmu.cc rule). A lossy priority is never paused; its packet is admitted
+ * against the egress queue it joins, which may hold LossyEgressAlpha x (free shared pool), as
+ * Broadcom does for lossy traffic, so one congested egress does not starve another flow that
+ * shares its ingress port; past that limit, or when the pool is full, it is dropped
+ * ("lossy_threshold", "buffer_full").
  *
  * The class only counts: the switch asks it and sends the pause frames.
  */
@@ -87,10 +90,16 @@ class SwitchMmu : public Object
      * \param port ingress port
      * \param priority its priority
      * \param bytes its size
+     * \param egressBytes bytes already queued for its egress (port, priority): a lossy
+     *        packet is admitted against that queue's limit, not its ingress's
      * \param bucket set to where it is counted when admitted
      * \return ADMIT or why it is dropped
      */
-    Verdict Admit(uint32_t port, uint8_t priority, uint32_t bytes, Bucket& bucket);
+    Verdict Admit(uint32_t port,
+                  uint8_t priority,
+                  uint32_t bytes,
+                  uint64_t egressBytes,
+                  Bucket& bucket);
     /**
      * A packet of this ingress queue left the switch. The queue's counters shrink from the top:
      * headroom first, then shared, then reserved, whichever packet it was (Broadcom accounts a
@@ -136,6 +145,7 @@ class SwitchMmu : public Object
     uint64_t m_bufferSize;
     uint64_t m_reservedPerQueue;
     double m_alpha;
+    double m_lossyEgressAlpha;
     uint64_t m_resumeOffset;
     uint8_t m_losslessMask{0};
     std::vector<Queue> m_queues; //!< port * 8 + priority

@@ -328,18 +328,18 @@ TEST(PfcScenario, VictimFlowFallsBelowItsFairShareUnderPfc)
     EXPECT_GT(on.others[2], 1.5 * on.others[0]);
 }
 
-TEST(PfcScenario, WithoutPfcTheSameTrafficDrops)
+TEST(PfcScenario, WithoutPfcTheVictimKeepsItsFairShareButPacketsDrop)
 {
-    // Without congestion control the senders still blast at line rate: the S1 -> S2 link is
-    // offered 300 Gb/s, so the victim loses packets there too, and go-back-N turns those losses
-    // into a collapse of every flow's goodput (the weakness IRN addresses). The victim's fair
-    // share needs congestion control (DCQCN, issue 4) or a loss-tolerant transport.
+    // Lossy: the receiver-bound flows lose packets where they congest (and go-back-N makes
+    // them suffer), but nothing stops the victim's packets: lossy traffic is admitted against
+    // its own egress queue, so the victim's share of the S1 -> S2 link gets through.
     VictimResult off = RunVictim(false);
     RecordProperty("victim_Gbps", std::to_string(off.victimBps / 1e9));
     RecordProperty("victim_wire_Gbps", std::to_string(off.victimWireBps / 1e9));
     RecordProperty("drops", std::to_string(off.drops));
     EXPECT_GT(off.drops, 0u);
     EXPECT_EQ(off.pauses, 0u);
+    EXPECT_GE(off.victimBps, 0.95 * off.fairShareBps);
 }
 
 TEST(PfcScenario, SlowHostNicPausesItsSenderThroughTheSwitch)

@@ -60,7 +60,8 @@ class SwitchMmuTest : public ::testing::Test
 
     SwitchMmu::Verdict Admit(uint32_t port, uint8_t prio, SwitchMmu::Bucket& bucket)
     {
-        return m_mmu->Admit(port, prio, PKT, bucket);
+        // One egress queue per ingress queue: its bytes are the ingress queue's.
+        return m_mmu->Admit(port, prio, PKT, m_mmu->GetIngressBytes(port, prio), bucket);
     }
 
     /// Admits one packet and reports (verdict, bucket).
@@ -239,7 +240,7 @@ TEST(SwitchMmuAlpha, AlphaOneAllowsTheWholeFreePool)
     ASSERT_TRUE(mmu->Init(1, 0x00, {0}));
     EXPECT_EQ(mmu->GetThreshold(), 10000u);
     SwitchMmu::Bucket b;
-    ASSERT_EQ(mmu->Admit(0, 0, 3000, b), SwitchMmu::ADMIT);
+    ASSERT_EQ(mmu->Admit(0, 0, 3000, 0, b), SwitchMmu::ADMIT);
     EXPECT_EQ(b, SwitchMmu::SHARED);
     EXPECT_EQ(mmu->GetThreshold(), 7000u);
 }
@@ -297,22 +298,28 @@ TEST_F(SwitchMmuTest, ResumeDependsOnTheWholePoolNotJustTheQueue)
     EXPECT_TRUE(m_mmu->ShouldPause(0, LOSSLESS));
 }
 
-TEST_F(SwitchMmuTest, LossyQueueDropsPastItsThresholdAndIsNeverPaused)
+TEST_F(SwitchMmuTest, LossyQueueDropsPastItsEgressThresholdAndIsNeverPaused)
 {
     using V = SwitchMmu::Verdict;
     using B = SwitchMmu::Bucket;
+    m_mmu->SetAttribute("LossyEgressAlpha", DoubleValue(0.125));
     for (int i = 0; i < 4; ++i)
     {
         EXPECT_EQ(AdmitOne(0, LOSSY), std::make_pair(V::ADMIT, B::RESERVED));
     }
-    for (int i = 0; i < 112; ++i) // same arithmetic as the lossless queue
+    // The egress queue holds 4000 + 1000 i bytes when shared packet i arrives; admitted while
+    // 4000 + 1000 i < 1/8 x (1000000 - 1000 i), i.e. for i = 0 .. 107.
+    for (int i = 0; i < 108; ++i)
     {
         ASSERT_EQ(AdmitOne(0, LOSSY), std::make_pair(V::ADMIT, B::SHARED)) << i;
     }
     EXPECT_EQ(AdmitOne(0, LOSSY).first, V::DROP_LOSSY_THRESHOLD);
     EXPECT_EQ(AdmitOne(0, LOSSY).first, V::DROP_LOSSY_THRESHOLD);
     EXPECT_EQ(m_mmu->GetHeadroomBytes(0, LOSSY), 0u);
-    EXPECT_EQ(m_mmu->GetIngressBytes(0, LOSSY), 116000u);
+    EXPECT_EQ(m_mmu->GetIngressBytes(0, LOSSY), 112000u);
+    // A lossy packet bound for an empty egress is admitted whatever its ingress holds.
+    SwitchMmu::Bucket b;
+    EXPECT_EQ(m_mmu->Admit(0, LOSSY, PKT, 0, b), V::ADMIT);
     EXPECT_FALSE(m_mmu->ShouldPause(0, LOSSY));
 }
 
@@ -325,22 +332,22 @@ TEST(SwitchMmuLossy, BufferFullWhenThePoolCannotTakeThePacket)
     ASSERT_TRUE(mmu->Init(2, 1u << LOSSLESS, {0, 5000}));
     ASSERT_EQ(mmu->GetSharedPoolSize(), 100000u);
     SwitchMmu::Bucket b;
-    ASSERT_EQ(mmu->Admit(0, LOSSY, 60000, b), V::ADMIT);
-    ASSERT_EQ(mmu->Admit(0, LOSSY, 39500, b), V::ADMIT); // 60000 < 64 x 40000
+    ASSERT_EQ(mmu->Admit(0, LOSSY, 60000, 0, b), V::ADMIT);
+    ASSERT_EQ(mmu->Admit(0, LOSSY, 39500, 0, b), V::ADMIT); // 60000 < 64 x 40000
     EXPECT_EQ(b, SwitchMmu::SHARED);
     ASSERT_EQ(mmu->GetSharedUsed(), 99500u);
     // Port 1 is below its threshold (0 < 64 x 500) but 1000 bytes do not fit in 500.
-    EXPECT_EQ(mmu->Admit(1, LOSSY, 1000, b), V::DROP_BUFFER_FULL);
-    EXPECT_EQ(mmu->Admit(0, LOSSY, 1000, b), V::DROP_BUFFER_FULL);
+    EXPECT_EQ(mmu->Admit(1, LOSSY, 1000, 0, b), V::DROP_BUFFER_FULL);
+    EXPECT_EQ(mmu->Admit(0, LOSSY, 1000, 0, b), V::DROP_BUFFER_FULL);
     // A lossless packet in the same state goes to its headroom instead.
-    EXPECT_EQ(mmu->Admit(1, LOSSLESS, 1000, b), V::ADMIT);
+    EXPECT_EQ(mmu->Admit(1, LOSSLESS, 1000, 0, b), V::ADMIT);
     EXPECT_EQ(b, SwitchMmu::HEADROOM);
     // 500 bytes still fit exactly; then the pool is full.
-    EXPECT_EQ(mmu->Admit(1, LOSSY, 500, b), V::ADMIT);
+    EXPECT_EQ(mmu->Admit(1, LOSSY, 500, 0, b), V::ADMIT);
     EXPECT_EQ(b, SwitchMmu::SHARED);
     EXPECT_EQ(mmu->GetSharedUsed(), 100000u);
     EXPECT_EQ(mmu->GetThreshold(), 0u);
-    EXPECT_EQ(mmu->Admit(1, LOSSY, 1, b), V::DROP_BUFFER_FULL);
+    EXPECT_EQ(mmu->Admit(1, LOSSY, 1, 0, b), V::DROP_BUFFER_FULL);
     EXPECT_EQ(mmu->GetTotalUsed(), 60000u + 39500 + 1000 + 500);
 }
 

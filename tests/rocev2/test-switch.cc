@@ -301,7 +301,7 @@ TEST_F(SwitchFabricTest, IncastOverflowsSmallBufferAndGoBackNStillDeliversIntact
     Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(0));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(20000));
     Config::SetDefault("ns3::SwitchMmu::ReservedPerQueue", UintegerValue(0));
-    Config::SetDefault("ns3::SwitchMmu::Alpha", DoubleValue(64));
+    Config::SetDefault("ns3::SwitchMmu::LossyEgressAlpha", DoubleValue(64));
     Config::SetDefault("ns3::RdmaQueuePair::AckTimeout", TimeValue(MicroSeconds(100)));
     BuildStar(3);
     Ptr<RoceSwitch> sw = m_fabric.GetSwitch(0);

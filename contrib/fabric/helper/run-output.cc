@@ -9,6 +9,7 @@
 #include "ns3/log.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -109,6 +110,32 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
                       {"events_per_s", w > 0 ? events / w : 0.0},
                       {"packet_hops_per_s", w > 0 ? packetHops / w : 0.0},
                       {"peak_rss_MiB", PeakRssMiB()}};
+}
+
+std::string
+RunOutput::RenderGnuplot(const std::string& script, const std::string& png) const
+{
+    auto quote = [](const std::string& t) {
+        std::string q = "'";
+        for (char c : t)
+        {
+            q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        }
+        return q + "'";
+    };
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    {
+        return "gnuplot not found (Debian: apt-get install gnuplot-nox): wrote " + PathOf(script) +
+               " but no PNG";
+    }
+    const std::string cmd =
+        "cd " + quote(m_dir) + " && gnuplot " + quote(script) + " >gnuplot.log 2>&1";
+    if (std::system(cmd.c_str()) != 0)
+    {
+        return "gnuplot failed (see " + PathOf("gnuplot.log") + "); no PNG";
+    }
+    std::remove(PathOf("gnuplot.log").c_str());
+    return PathOf(png);
 }
 
 double

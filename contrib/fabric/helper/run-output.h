@@ -71,6 +71,15 @@ class RunOutput
      */
     void RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, double wallSeconds);
 
+    /**
+     * \brief Render a gnuplot script of this folder to a PNG with Debian's gnuplot.
+     * \param script the script's file name in the folder
+     * \param png the PNG it writes
+     * \return the PNG's path, or one line saying why there is none (gnuplot missing or failed);
+     * a missing plot never fails the run
+     */
+    std::string RenderGnuplot(const std::string& script, const std::string& png) const;
+
     /** \return peak resident memory of this process in MiB (VmHWM), or -1 if unknown */
     static double PeakRssMiB();
 

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <sstream>
 #include <utility>
 
 namespace ns3
@@ -499,6 +500,50 @@ FormatSize(uint64_t bytes)
         s.pop_back();
     }
     return s + names[u];
+}
+
+uint8_t
+ParsePriorityMask(const std::string& text, const std::string& context)
+{
+    const std::string expected = "a comma list of priorities 0-7, e.g. 3 or 3,4";
+    auto fail = [&](const std::string& what) {
+        InputError e(what, expected);
+        throw context.empty() ? e : e.WithContext(context);
+    };
+    if (text.empty())
+    {
+        fail("empty list");
+    }
+    if (text.back() == ',')
+    {
+        fail("\"" + text + "\" ends with a comma");
+    }
+    uint8_t mask = 0;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (item.size() != 1 || item[0] < '0' || item[0] > '7')
+        {
+            fail("\"" + item + "\" is not a priority");
+        }
+        mask |= 1u << (item[0] - '0');
+    }
+    return mask;
+}
+
+std::string
+FormatPriorityMask(uint8_t mask)
+{
+    std::string s;
+    for (int p = 0; p < 8; ++p)
+    {
+        if (mask & (1u << p))
+        {
+            s += (s.empty() ? "" : ",") + std::to_string(p);
+        }
+    }
+    return s.empty() ? "none" : s;
 }
 
 } // namespace ns3

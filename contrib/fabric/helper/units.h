@@ -107,6 +107,21 @@ std::string FormatTime(Time t);
  */
 std::string FormatRate(DataRate rate);
 
+/**
+ * \brief Parse a list of 802.1p priorities ("3" or "3,4") into a bit mask (bit p = priority p).
+ * \param text the list
+ * \param context the option, for messages
+ * \return the mask
+ * \throw InputError for an empty list, an item that is not 0-7, or a trailing comma
+ */
+uint8_t ParsePriorityMask(const std::string& text, const std::string& context = "");
+
+/**
+ * \param mask bit p = priority p
+ * \return "3,4", or "none"
+ */
+std::string FormatPriorityMask(uint8_t mask);
+
 } // namespace ns3
 
 #endif /* FABRIC_UNITS_H */
