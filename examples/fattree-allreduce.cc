@@ -12,6 +12,7 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/core-module.h"
 #include "ns3/fat-tree-builder.h"
+#include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/run-output.h"
@@ -144,7 +145,12 @@ main(int argc, char* argv[])
                 opts.GetSeed());
     std::fflush(stdout);
 
+    // Pause events of every port to pfc.csv, paused time per port to summary.json.
+    PfcMonitor pfc;
+    pfc.Install(exp.GetFabric());
+    pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
     exp.Run(sizes, opts.GetStop());
+    pfc.Finish();
     const double wallSeconds = wall.GetSeconds();
     PrintTable(exp, exp.GetResults());
 
@@ -220,6 +226,7 @@ main(int argc, char* argv[])
     }
     j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
     j["retransmitted_packets"] = exp.GetRetransmissions();
+    j["pfc"] = pfc.ToJson();
     out.RecordRunFigures(Simulator::GetEventCount(),
                          exp.GetPacketHops(),
                          Simulator::Now(),

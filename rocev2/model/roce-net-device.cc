@@ -121,6 +121,10 @@ RoceNetDevice::GetTypeId()
                             "A frame was lost to the receive error model",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_phyRxDropTrace),
                             "ns3::Packet::TracedCallback")
+            .AddTraceSource("EgressBytes",
+                            "Bytes queued in one egress class, after every enqueue and dequeue",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_egressTrace),
+                            "ns3::RoceNetDevice::EgressBytesTracedCallback")
             .AddTraceSource("PfcTx",
                             "This port sent a PFC frame: (priority, quanta; 0 = XON)",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_pfcTxTrace),
@@ -262,6 +266,7 @@ void
 RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 {
     m_queue->Enqueue(frame, priority, meta);
+    m_egressTrace(priority, m_queue->GetBytes(priority));
     TryTransmit();
 }
 
@@ -489,6 +494,7 @@ RoceNetDevice::TransmitNext()
     }
     else if ((frame = m_queue->Dequeue(priority, meta)))
     {
+        m_egressTrace(priority, m_queue->GetBytes(priority));
         if (!m_dequeueHandler.IsNull())
         {
             m_dequeueHandler(frame->GetSize(), priority, meta);

@@ -87,6 +87,7 @@ class RoceNetDevice : public NetDevice
     /// Signatures of the PFC traces.
     typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
     typedef void (*PauseStateTracedCallback)(uint8_t priority, bool paused);
+    typedef void (*EgressBytesTracedCallback)(uint8_t priority, uint64_t bytes);
     /// Called by the channel when a frame has fully arrived.
     void Receive(Ptr<Packet> frame);
 
@@ -210,6 +211,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
     TracedCallback<Ptr<const Packet>> m_snifferTrace;   //!< every frame sent or received
+    TracedCallback<uint8_t, uint64_t> m_egressTrace;    //!< (priority, queued bytes) on change
 };
 
 } // namespace ns3

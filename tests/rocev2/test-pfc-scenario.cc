@@ -173,7 +173,28 @@ ReceiverGoodput(const Lab& lab)
 TEST(PfcScenario, Incast2To1IsLosslessAtLineRateAndPauses)
 {
     Lab lab;
-    RunIncast(lab, 2, 8 << 20);
+    uint64_t peakEgress = 0;
+    uint64_t lastEgress = 1;
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
+    lab.Build(Star(3));
+    // The switch's port to the receiver (port 0 of the star): its priority-3 backlog.
+    lab.fabric.GetSwitch(0)->GetPort(0)->TraceConnectWithoutContext(
+        "EgressBytes",
+        Callback<void, uint8_t, uint64_t>([&](uint8_t p, uint64_t bytes) {
+            EXPECT_EQ(p, 3);
+            peakEgress = std::max(peakEgress, bytes);
+            lastEgress = bytes;
+        }));
+    for (uint32_t s = 1; s <= 2; ++s)
+    {
+        lab.AddFlow(s, 0, (8 << 20) / (256 * 1024), 256 * 1024);
+    }
+    Simulator::Run();
+    // Two 100G senders into one 100G port: the queue grows until the pauses hold it, then
+    // drains to nothing.
+    EXPECT_GT(peakEgress, 100000u);
+    EXPECT_LE(peakEgress, lab.fabric.GetSwitch(0)->GetBufferSize());
+    EXPECT_EQ(lastEgress, 0u);
     EXPECT_EQ(lab.Drops(), 0u);
     EXPECT_GT(lab.PauseFrames(), 0u);
     for (const auto& f : lab.flows)
