@@ -1,0 +1,146 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * DCQCN over a real fabric: flows sharing a bottleneck converge to their fair share.
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/roce-egress-queue.h"
+#include "ns3/roce-fabric-helper.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Per-flow bytes received in consecutive windows.
+struct Meter
+{
+    Time window;
+    std::vector<std::vector<uint64_t>> bytes; //!< [flow][window]
+
+    void Add(uint32_t flow, uint64_t n)
+    {
+        const size_t w = Simulator::Now().GetNanoSeconds() / window.GetNanoSeconds();
+        if (bytes[flow].size() <= w)
+        {
+            bytes[flow].resize(w + 1, 0);
+        }
+        bytes[flow][w] += n;
+    }
+
+    double Gbps(uint32_t flow, size_t w) const
+    {
+        const uint64_t b = w < bytes[flow].size() ? bytes[flow][w] : 0;
+        return b * 8 / window.GetSeconds() / 1e9;
+    }
+};
+
+/// Jain's fairness index of a set of rates.
+double
+Jain(const std::vector<double>& x)
+{
+    double s = 0;
+    double s2 = 0;
+    for (double v : x)
+    {
+        s += v;
+        s2 += v * v;
+    }
+    return s2 > 0 ? s * s / (x.size() * s2) : 0;
+}
+
+} // namespace
+
+TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
+{
+    // The DCQCN paper's set-up: 40G links, paper preset, RED 5 KB / 200 KB / 1 %.
+    ASSERT_TRUE(RdmaCcDcqcn::ApplyPreset("paper"));
+    Config::SetDefault("ns3::RdmaEngine::CongestionControl", StringValue("ns3::RdmaCcDcqcn"));
+    Config::SetDefault("ns3::RoceSwitch::EcnKmin", UintegerValue(5000));
+    Config::SetDefault("ns3::RoceSwitch::EcnKmax", UintegerValue(200000));
+    Config::SetDefault("ns3::RoceSwitch::EcnPmax", DoubleValue(0.01));
+    Config::SetDefault("ns3::RoceSwitch::EcnReferenceRate", DataRateValue(DataRate("40Gbps")));
+    Meter meter{MilliSeconds(1), std::vector<std::vector<uint64_t>>(2)};
+    uint64_t pausesAfter = 0;
+    std::vector<uint64_t> queue;
+    {
+        FabricTopology topo;
+        for (uint32_t h = 0; h < 3; ++h)
+        {
+            topo.AddNode(FabricTopology::HOST, "h" + std::to_string(h), 0);
+        }
+        uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
+        for (uint32_t h = 0; h < 3; ++h)
+        {
+            topo.AddLink(h, sw, 40000000000ULL, MicroSeconds(1));
+        }
+        EcmpRouteTable routes(topo);
+        RoceFabricHelper fabric;
+        fabric.SetInstallInternetStack(false);
+        fabric.Build(topo, routes);
+        for (uint32_t f = 0; f < 2; ++f)
+        {
+            Ptr<RdmaQueuePair> tx = fabric.GetEngine(f + 1)->CreateQueuePair();
+            Ptr<RdmaQueuePair> rx = fabric.GetEngine(0)->CreateQueuePair();
+            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
+            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(f + 1), 0, 0);
+            rx->SetReceiveCallback(Callback<void, uint64_t, uint32_t>(
+                [&meter, f](uint64_t n, uint32_t) { meter.Add(f, n); }));
+            // Enough 16 KiB writes to outlast the run (small, so 1 ms windows are not
+            // quantised by message completions).
+            Simulator::Schedule(MilliSeconds(10 * f), [tx]() {
+                for (uint32_t m = 0; m < 32000; ++m)
+                {
+                    tx->PostWrite(16 * 1024, true, m, m);
+                }
+            });
+        }
+        Simulator::Schedule(MilliSeconds(40),
+                            [&]() { pausesAfter = fabric.GetSwitch(0)->GetPfcFramesSent(); });
+        // The bottleneck queue (switch port 0, to the receiver), sampled every 10 us once
+        // converged.
+        Ptr<RoceEgressQueue> q = fabric.GetSwitch(0)->GetPort(0)->GetQueue();
+        for (Time t = MilliSeconds(40); t < MilliSeconds(60); t += MicroSeconds(10))
+        {
+            Simulator::Schedule(t, [&queue, q]() { queue.push_back(q->GetBytes(3)); });
+        }
+        Simulator::Stop(MilliSeconds(60));
+        Simulator::Run();
+        pausesAfter = fabric.GetSwitch(0)->GetPfcFramesSent() - pausesAfter;
+        Simulator::Destroy();
+    }
+    Config::Reset();
+    // Alone, the first flow takes the link.
+    for (size_t w = 1; w < 10; ++w)
+    {
+        EXPECT_GT(meter.Gbps(0, w), 38.0) << "window " << w;
+    }
+    // Converged within 50 ms of the second flow's start (10 ms); checked over the last 20 ms.
+    double worstJain = 1;
+    for (size_t w = 40; w < 60; ++w)
+    {
+        const double a = meter.Gbps(0, w);
+        const double b = meter.Gbps(1, w);
+        EXPECT_NEAR(a, 20.0, 2.0) << "flow 1, window " << w;
+        EXPECT_NEAR(b, 20.0, 2.0) << "flow 2, window " << w;
+        worstJain = std::min(worstJain, Jain({a, b}));
+    }
+    RecordProperty("worst_jain", std::to_string(worstJain));
+    EXPECT_GE(worstJain, 0.99);
+    EXPECT_EQ(pausesAfter, 0u);
+    size_t inBand = 0;
+    for (uint64_t b : queue)
+    {
+        inBand += (b >= 5000 && b <= 200000);
+    }
+    RecordProperty("queue_in_kmin_kmax", std::to_string(double(inBand) / queue.size()));
+    EXPECT_GE(inBand, queue.size() * 7 / 10) << "queue mostly between Kmin and Kmax";
+}
