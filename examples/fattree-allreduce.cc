@@ -14,6 +14,7 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
+#include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
@@ -107,7 +108,10 @@ main(int argc, char* argv[])
         "all-reduce size per rank, or a sweep MIN:MAX[:FACTOR] (like nccl-tests -b/-e/-f)",
         sizeText,
         [&](const std::string& v) { sizes = ParseSizeSweep(v); });
+    RdmaCcHelper cc;
+    cc.AddOptions(opts);
     opts.Parse(argc, argv);
+    cc.ApplyOptions(opts);
 
     if (k < 2 || k % 2 != 0)
     {

@@ -19,6 +19,7 @@
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/progress-reporter.h"
+#include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/run-output.h"
@@ -100,7 +101,10 @@ main(int argc, char* argv[])
                        prioritiesGiven = true;
                    });
     opts.AddValue("sampleInterval", "simulated time between rows of queues.csv", sampleInterval);
+    RdmaCcHelper cc;
+    cc.AddOptions(opts);
     opts.Parse(argc, argv);
+    cc.ApplyOptions(opts);
 
     if (senders < 1 || senders > 1000)
     {

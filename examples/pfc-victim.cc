@@ -22,6 +22,7 @@
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/progress-reporter.h"
+#include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/run-output.h"
@@ -166,7 +167,10 @@ main(int argc, char* argv[])
                   duration);
     opts.AddValue("bin", "time bin of throughput.csv", bin);
     opts.AddValue("sampleInterval", "simulated time between rows of queues.csv", sampleInterval);
+    RdmaCcHelper cc;
+    cc.AddOptions(opts);
     opts.Parse(argc, argv);
+    cc.ApplyOptions(opts);
 
     if (linkRate.GetBitRate() == 0 || uplinkRate.GetBitRate() == 0)
     {

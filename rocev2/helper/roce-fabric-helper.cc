@@ -139,6 +139,16 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             continue;
         }
         Ptr<RoceSwitch> sw = m_switches[switchIndex[n]];
+        if (!sw->EcnThresholdsValid())
+        {
+            UintegerValue kmin;
+            UintegerValue kmax;
+            sw->GetAttribute("EcnKmin", kmin);
+            sw->GetAttribute("EcnKmax", kmax);
+            throw InputError("ns3::RoceSwitch::EcnKmin=" + std::to_string(kmin.Get()) +
+                                 " is above ns3::RoceSwitch::EcnKmax=" + std::to_string(kmax.Get()),
+                             "EcnKmin <= EcnKmax");
+        }
         sw->SetRoutes(routes, n, HostAddress(0));
         if (!sw->InitBuffer())
         {

@@ -57,7 +57,7 @@ RoceSwitch::GetTypeId()
                           "RED: marking probability at Kmax",
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&RoceSwitch::m_pmax),
-                          MakeDoubleChecker<double>(0, 1))
+                          MakeDoubleChecker<double>(1e-9, 1))
             .AddAttribute("EcnReferenceRate",
                           "Port rate the ECN thresholds are given for; they scale linearly",
                           DataRateValue(DataRate("25Gbps")),
@@ -213,6 +213,12 @@ RoceSwitch::SetRoutes(const EcmpRouteTable& routes,
         }
         m_groupOfHost[h] = g;
     }
+}
+
+bool
+RoceSwitch::EcnThresholdsValid() const
+{
+    return m_kmin <= m_kmax;
 }
 
 bool

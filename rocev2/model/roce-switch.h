@@ -84,6 +84,8 @@ class RoceSwitch : public Object
      * \return false when the buffer cannot hold the headroom and reserved minimums
      */
     bool InitBuffer();
+    /// Whether EcnKmin <= EcnKmax.
+    bool EcnThresholdsValid() const;
     Ptr<SwitchMmu> GetMmu() const;
 
     /// Deterministic hash of the 5-tuple under a per-switch seed.
