@@ -3,6 +3,7 @@
  */
 #include "rdma-cc-dcqcn.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -22,76 +23,86 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaCcDcqcn);
 TypeId
 RdmaCcDcqcn::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaCcDcqcn")
-                            .SetParent<RdmaCongestionOps>()
-                            .SetGroupName("Rdma")
-                            .AddConstructor<RdmaCcDcqcn>()
-                            // dce_tcp_g = 1019: alpha <- (1019/1024) alpha + 5/1024.
-                            .AddAttribute("G",
-                                          "Gain g of the alpha update",
-                                          DoubleValue(5.0 / 1024),
-                                          MakeDoubleAccessor(&RdmaCcDcqcn::m_g),
-                                          MakeDoubleChecker<double>(0, 1))
-                            // dce_tcp_rtt = 1 us.
-                            .AddAttribute("AlphaUpdateInterval",
-                                          "Period of the alpha timer",
-                                          TimeValue(MicroSeconds(1)),
-                                          MakeTimeAccessor(&RdmaCcDcqcn::m_alphaInterval),
-                                          MakeTimeChecker(NanoSeconds(1)))
-                            // initial_alpha_value = 1023 (of 1023).
-                            .AddAttribute("InitialAlpha",
-                                          "alpha before the first CNP",
-                                          DoubleValue(1.0),
-                                          MakeDoubleAccessor(&RdmaCcDcqcn::m_initialAlpha),
-                                          MakeDoubleChecker<double>(0, 1))
-                            // rpg_time_reset = 300 us.
-                            .AddAttribute("RateIncreaseTimer",
-                                          "Period T of the rate-increase timer",
-                                          TimeValue(MicroSeconds(300)),
-                                          MakeTimeAccessor(&RdmaCcDcqcn::m_increaseTimer),
-                                          MakeTimeChecker(NanoSeconds(1)))
-                            // rpg_byte_reset = 32767.
-                            .AddAttribute("ByteCounter",
-                                          "Bytes B between byte-counter increase events (0 = off)",
-                                          UintegerValue(32767),
-                                          MakeUintegerAccessor(&RdmaCcDcqcn::m_byteCounter),
-                                          MakeUintegerChecker<uint64_t>())
-                            // rpg_threshold = 1.
-                            .AddAttribute("F",
-                                          "Fast-recovery stages before additive increase",
-                                          UintegerValue(1),
-                                          MakeUintegerAccessor(&RdmaCcDcqcn::m_f),
-                                          MakeUintegerChecker<uint32_t>())
-                            // rpg_ai_rate = 5 Mb/s.
-                            .AddAttribute("Rai",
-                                          "Additive increase step of the target rate",
-                                          DataRateValue(DataRate("5Mbps")),
-                                          MakeDataRateAccessor(&RdmaCcDcqcn::m_rai),
-                                          MakeDataRateChecker())
-                            // rpg_hai_rate = 50 Mb/s.
-                            .AddAttribute("Rhai",
-                                          "Hyper increase step of the target rate",
-                                          DataRateValue(DataRate("50Mbps")),
-                                          MakeDataRateAccessor(&RdmaCcDcqcn::m_rhai),
-                                          MakeDataRateChecker())
-                            // rate_reduce_monitor_period = 4 us.
-                            .AddAttribute("RateDecreaseInterval",
-                                          "At most one rate cut per this interval (0 = every CNP)",
-                                          TimeValue(MicroSeconds(4)),
-                                          MakeTimeAccessor(&RdmaCcDcqcn::m_decreaseInterval),
-                                          MakeTimeChecker(Time(0)))
-                            // rpg_min_rate = 1 Mb/s.
-                            .AddAttribute("MinRate",
-                                          "The rate is never cut below this",
-                                          DataRateValue(DataRate("1Mbps")),
-                                          MakeDataRateAccessor(&RdmaCcDcqcn::m_minRate),
-                                          MakeDataRateChecker())
-                            // rpg_min_dec_fac = 50 %.
-                            .AddAttribute("MaxCutFraction",
-                                          "Largest fraction of the rate one cut removes",
-                                          DoubleValue(0.5),
-                                          MakeDoubleAccessor(&RdmaCcDcqcn::m_maxCut),
-                                          MakeDoubleChecker<double>(0, 1));
+    static TypeId tid =
+        TypeId("ns3::RdmaCcDcqcn")
+            .SetParent<RdmaCongestionOps>()
+            .SetGroupName("Rdma")
+            .AddConstructor<RdmaCcDcqcn>()
+            // dce_tcp_g = 1019: alpha <- (1019/1024) alpha + 5/1024.
+            .AddAttribute("G",
+                          "Gain g of the alpha update",
+                          DoubleValue(5.0 / 1024),
+                          MakeDoubleAccessor(&RdmaCcDcqcn::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            // dce_tcp_rtt = 1 us.
+            .AddAttribute("AlphaUpdateInterval",
+                          "Period of the alpha timer",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RdmaCcDcqcn::m_alphaInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            // initial_alpha_value = 1023 (of 1023).
+            .AddAttribute("InitialAlpha",
+                          "alpha before the first CNP",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&RdmaCcDcqcn::m_initialAlpha),
+                          MakeDoubleChecker<double>(0, 1))
+            // rpg_time_reset = 300 us.
+            .AddAttribute("RateIncreaseTimer",
+                          "Period T of the rate-increase timer",
+                          TimeValue(MicroSeconds(300)),
+                          MakeTimeAccessor(&RdmaCcDcqcn::m_increaseTimer),
+                          MakeTimeChecker(NanoSeconds(1)))
+            // rpg_byte_reset = 32767.
+            .AddAttribute("ByteCounter",
+                          "Bytes B between byte-counter increase events (0 = off)",
+                          UintegerValue(32767),
+                          MakeUintegerAccessor(&RdmaCcDcqcn::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>())
+            // rpg_threshold = 1.
+            .AddAttribute("F",
+                          "Fast-recovery stages before additive increase",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaCcDcqcn::m_f),
+                          MakeUintegerChecker<uint32_t>())
+            // rpg_ai_rate = 5 Mb/s.
+            .AddAttribute("Rai",
+                          "Additive increase step of the target rate",
+                          DataRateValue(DataRate("5Mbps")),
+                          MakeDataRateAccessor(&RdmaCcDcqcn::m_rai),
+                          MakeDataRateChecker())
+            // rpg_hai_rate = 50 Mb/s.
+            .AddAttribute("Rhai",
+                          "Hyper increase step of the target rate",
+                          DataRateValue(DataRate("50Mbps")),
+                          MakeDataRateAccessor(&RdmaCcDcqcn::m_rhai),
+                          MakeDataRateChecker())
+            // rate_reduce_monitor_period = 4 us.
+            .AddAttribute("RateDecreaseInterval",
+                          "At most one rate cut per this interval (0 = every CNP)",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaCcDcqcn::m_decreaseInterval),
+                          MakeTimeChecker(Time(0)))
+            // rpg_min_rate = 1 Mb/s.
+            .AddAttribute("MinRate",
+                          "The rate is never cut below this",
+                          DataRateValue(DataRate("1Mbps")),
+                          MakeDataRateAccessor(&RdmaCcDcqcn::m_minRate),
+                          MakeDataRateChecker())
+            // rpg_min_dec_fac = 50 %.
+            .AddAttribute("MaxCutFraction",
+                          "Largest fraction of the rate one cut removes",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&RdmaCcDcqcn::m_maxCut),
+                          MakeDoubleChecker<double>(0, 1))
+            // clamp_tgt_rate = 0 with clamp_tgt_rate_after_time_inc = 1: the target follows
+            // the current rate only after a timer increase (the HPCC artifact's
+            // CheckRateDecreaseMlx does the same with EcnClampTgtRate 0).
+            .AddAttribute("ClampTargetRate",
+                          "Set Rt <- Rc on every cut (the paper); off: only when a timer "
+                          "increase happened since the previous cut (ConnectX)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaCcDcqcn::m_clampTargetRate),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -112,6 +123,7 @@ RdmaCcDcqcn::ApplyPreset(const std::string& name)
         Time decrease;
         const char* minRate;
         Time cnpInterval;
+        bool clamp;
     };
 
     Preset p;
@@ -176,6 +188,7 @@ RdmaCcDcqcn::ApplyPreset(const std::string& name)
     Config::SetDefault("ns3::RdmaCcDcqcn::RateDecreaseInterval", TimeValue(p.decrease));
     Config::SetDefault("ns3::RdmaCcDcqcn::MinRate", DataRateValue(DataRate(p.minRate)));
     Config::SetDefault("ns3::RdmaQueuePair::CnpInterval", TimeValue(p.cnpInterval));
+    Config::SetDefault("ns3::RdmaCcDcqcn::ClampTargetRate", BooleanValue(p.clamp));
     return true;
 }
 
@@ -256,7 +269,10 @@ RdmaCcDcqcn::Increase(bool /*fromTimer*/)
 void
 RdmaCcDcqcn::Cut()
 {
-    m_rt = m_rc;
+    if (m_clampTargetRate || m_timerStage > 0)
+    {
+        m_rt = m_rc;
+    }
     const double cut = std::min(m_alpha / 2, m_maxCut);
     m_rc = std::max(m_rc * (1 - cut), static_cast<double>(m_minRate.GetBitRate()));
     m_timerStage = 0;

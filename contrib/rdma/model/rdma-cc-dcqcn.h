@@ -18,7 +18,9 @@ namespace ns3
  * \brief The DCQCN reaction point (Zhu et al., SIGCOMM 2015) as ConnectX firmware runs it.
  *
  * State: current rate Rc, target rate Rt, rate-reduction factor alpha.
- * - On a CNP (at most one cut per RateDecreaseInterval): Rt <- Rc, Rc <- Rc (1 - alpha/2),
+ * - On a CNP (at most one cut per RateDecreaseInterval): Rt <- Rc (with ClampTargetRate off, as
+ *   ConnectX firmware runs, only if a timer increase happened since the previous cut, so a burst
+ *   of cuts keeps the pre-congestion target), Rc <- Rc (1 - alpha/2),
  *   never below MinRate nor by more than MaxCutFraction; the increase timer, byte counter and
  *   their stage counts restart.
  * - alpha runs on its own timer of period AlphaUpdateInterval: alpha <- (1-g) alpha + g when a
@@ -76,6 +78,7 @@ class RdmaCcDcqcn : public RdmaCongestionOps
     Time m_decreaseInterval;
     DataRate m_minRate;
     double m_maxCut;
+    bool m_clampTargetRate;
 
     // state
     double m_rc{0};
