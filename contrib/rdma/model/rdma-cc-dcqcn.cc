@@ -141,7 +141,8 @@ RdmaCcDcqcn::ApplyPreset(const std::string& name)
              "200Mbps",
              Time(0),
              "10Mbps",
-             MicroSeconds(50)};
+             MicroSeconds(50),
+             true};
     }
     else if (name == "mlx")
     {
@@ -156,7 +157,8 @@ RdmaCcDcqcn::ApplyPreset(const std::string& name)
              "50Mbps",
              MicroSeconds(4),
              "1Mbps",
-             MicroSeconds(2)};
+             MicroSeconds(2),
+             false};
     }
     else if (name == "hpcc")
     {
@@ -172,7 +174,8 @@ RdmaCcDcqcn::ApplyPreset(const std::string& name)
              "200Mbps",
              MicroSeconds(4),
              "1000Mbps",
-             Time(0)};
+             Time(0),
+             false};
     }
     else
     {
