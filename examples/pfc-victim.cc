@@ -538,17 +538,7 @@ main(int argc, char* argv[])
     out.WriteSummary();
 
     // ---- plot ----
-    auto col = [&qcols](const std::string& name) {
-        for (size_t c = 0; c < qcols.size(); ++c)
-        {
-            if (qcols[c] == name)
-            {
-                return static_cast<int>(c + 1);
-            }
-        }
-        NS_ABORT_MSG("no column " << name);
-        return 0;
-    };
+    auto col = [&monitor](const std::string& name) { return monitor.GetSamplerColumn(name); };
     const double endUs = duration.GetSeconds() * 1e6;
     const bool ms = endUs > 2000;
     const std::string t = ms ? "($1/1000)" : "1";

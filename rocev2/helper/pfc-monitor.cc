@@ -155,6 +155,21 @@ PfcMonitor::AddSampledPort(const std::string& node, uint32_t port)
     }
 }
 
+int
+PfcMonitor::GetSamplerColumn(const std::string& name) const
+{
+    const std::vector<std::string> cols = GetSamplerColumns();
+    for (size_t c = 0; c < cols.size(); ++c)
+    {
+        if (cols[c] == name)
+        {
+            return static_cast<int>(c + 1);
+        }
+    }
+    NS_ABORT_MSG("queues.csv has no column " << name);
+    return 0;
+}
+
 std::vector<std::string>
 PfcMonitor::GetSamplerColumns() const
 {

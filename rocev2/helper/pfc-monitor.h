@@ -103,6 +103,8 @@ class PfcMonitor
     void AddSampledPort(const std::string& node, uint32_t port);
     /// Header of queues.csv for the ports added so far.
     std::vector<std::string> GetSamplerColumns() const;
+    /// 1-based column of queues.csv with this name (gnuplot's numbering); aborts if absent.
+    int GetSamplerColumn(const std::string& name) const;
     /**
      * Start sampling the ports added so far into this CSV (open it with GetSamplerColumns()).
      * The sampler reschedules itself while keepGoing() is true; by default while other events

@@ -19,56 +19,18 @@
 
 using namespace ns3;
 
+#include "ring-reference.h"
+
 namespace
 {
+
+using ring_reference::Reference;
+using ring_reference::RefSend;
 
 constexpr uint64_t KiB = 1024;
 constexpr uint64_t MiB = 1024 * KiB;
 
 using Position = RingAllReduceSchedule::Position;
-
-/// One send in issue order: position and bytes (written from the schedule's definition).
-struct RefSend
-{
-    Position pos;
-    uint64_t bytes;
-};
-
-uint64_t
-RoundUp16(uint64_t x)
-{
-    return (x + 15) / 16 * 16;
-}
-
-uint64_t
-DivUp(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-std::vector<RefSend>
-Reference(uint32_t n, uint64_t bytes, uint64_t chunk, uint32_t slices, uint32_t rank)
-{
-    std::vector<RefSend> out;
-    for (uint64_t offset = 0, loop = 0; offset < bytes; offset += n * chunk, ++loop)
-    {
-        const uint64_t remaining = bytes - offset;
-        const uint64_t real = std::min(chunk, RoundUp16(DivUp(remaining, n)));
-        const uint64_t sliceBytes = RoundUp16(DivUp(real, slices));
-        for (uint32_t s = 0; s < 2 * (n - 1); ++s)
-        {
-            const uint32_t g = static_cast<uint32_t>(((int64_t(rank) - int64_t(s)) % n + n) % n);
-            const uint64_t begin = g * real;
-            const uint64_t end = std::min((g + 1) * real, remaining);
-            for (uint32_t j = 0; begin + j * sliceBytes < end; ++j)
-            {
-                out.push_back({{static_cast<uint32_t>(loop), s, j},
-                               std::min(sliceBytes, end - begin - j * sliceBytes)});
-            }
-        }
-    }
-    return out;
-}
 
 /// How the fake network picks its next action.
 enum class Policy

@@ -17,8 +17,13 @@
 
 using namespace ns3;
 
+#include "ring-reference.h"
+
 namespace
 {
+
+using ring_reference::Reference;
+using ring_reference::RefSend;
 
 constexpr uint64_t KiB = 1024;
 constexpr uint64_t MiB = 1024 * KiB;
@@ -26,53 +31,6 @@ constexpr uint64_t CHUNK = 2 * MiB; // NCCL Simple: 4 steps x 512 KiB
 constexpr uint32_t SLICES = 2;      // NCCL Simple: CHUNKSTEPS / SLICESTEPS
 
 using Position = RingAllReduceSchedule::Position;
-
-struct RefSend
-{
-    Position pos;
-    uint32_t segment;
-    uint64_t bytes;
-};
-
-uint64_t
-RoundUp16(uint64_t x)
-{
-    return (x + 15) / 16 * 16;
-}
-
-uint64_t
-DivUp(uint64_t a, uint64_t b)
-{
-    return (a + b - 1) / b;
-}
-
-/// The sends of one rank, enumerated straight from the definition: loops of N x chunk;
-/// per loop realChunk = min(chunk, roundUp16(ceil(remaining / N))); segment g covers
-/// [g * realChunk, min((g + 1) * realChunk, remaining)); at step s rank r sends segment
-/// (r - s) mod N as slices of roundUp16(ceil(realChunk / slices)); empty ones are skipped.
-std::vector<RefSend>
-Reference(uint32_t n, uint64_t bytes, uint64_t chunk, uint32_t slices, uint32_t rank)
-{
-    std::vector<RefSend> out;
-    for (uint64_t offset = 0, loop = 0; offset < bytes; offset += n * chunk, ++loop)
-    {
-        const uint64_t remaining = bytes - offset;
-        const uint64_t real = std::min(chunk, RoundUp16(DivUp(remaining, n)));
-        const uint64_t sliceBytes = RoundUp16(DivUp(real, slices));
-        for (uint32_t s = 0; s < 2 * (n - 1); ++s)
-        {
-            const uint32_t g = static_cast<uint32_t>(((int64_t(rank) - int64_t(s)) % n + n) % n);
-            const uint64_t begin = g * real;
-            const uint64_t end = std::min((g + 1) * real, remaining);
-            for (uint32_t j = 0; begin + j * sliceBytes < end; ++j)
-            {
-                const uint64_t b = std::min(sliceBytes, end - begin - j * sliceBytes);
-                out.push_back({{static_cast<uint32_t>(loop), s, j}, g, b});
-            }
-        }
-    }
-    return out;
-}
 
 std::vector<RefSend>
 Iterate(const RingAllReduceSchedule& sched, uint32_t rank)
