@@ -17,6 +17,7 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/parse-number.h"
 #include "ns3/pfc-monitor.h"
+#include "ns3/pfc-options.h"
 #include "ns3/program-options.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
@@ -61,9 +62,8 @@ main(int argc, char* argv[])
     uint64_t flowSize = 16ULL << 20;
     DataRate linkRate("100Gbps");
     Time linkDelay = MicroSeconds(1);
-    std::string pfc = "on";
     double headroomScale = 1.0;
-    uint8_t pfcMask = 1u << 3;
+    uint8_t pfcMask = 0; // read back from the built fabric
     Time sampleInterval = MicroSeconds(1);
 
     ProgramOptions opts("pfc-incast",
@@ -73,12 +73,9 @@ main(int argc, char* argv[])
     opts.AddSize("flowSize", "bytes each sender writes to the receiver", flowSize);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
-    opts.AddChoice("pfc",
-                   "PFC on the listed priorities, or off (every priority lossy)",
-                   pfc,
-                   {"on", "off"});
+    PfcOptions pfcOptions;
+    pfcOptions.AddOptions(opts);
     bool headroomGiven = false;
-    bool prioritiesGiven = false;
     opts.AddParsed("headroomScale",
                    "PFC headroom reserved per port, as a multiple of the computed need, 0-100 "
                    "(sets ns3::RoceSwitch::HeadroomScale; < 1 lets lossless queues overflow)",
@@ -91,14 +88,6 @@ main(int argc, char* argv[])
                                             "a multiple of the computed headroom from 0 to 100");
                        }
                        headroomGiven = true;
-                   });
-    opts.AddParsed("pfcPriorities",
-                   "priorities with PFC when --pfc=on, a comma list of 0-7 (sets "
-                   "ns3::RoceNetDevice::PfcEnabled); RDMA traffic uses priority 3 (DSCP 26)",
-                   "3",
-                   [&](const std::string& v) {
-                       pfcMask = ParsePriorityMask(v);
-                       prioritiesGiven = true;
                    });
     opts.AddValue("sampleInterval", "simulated time between rows of queues.csv", sampleInterval);
     RdmaCcHelper cc;
@@ -129,14 +118,7 @@ main(int argc, char* argv[])
                              "roce (PFC is RoCEv2's lossless Ethernet)"));
     }
     // Our options set the models' attributes; without them, --ns3::...=value or the defaults hold.
-    if (pfc == "off")
-    {
-        Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(0));
-    }
-    else if (prioritiesGiven)
-    {
-        Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(pfcMask));
-    }
+    pfcOptions.Apply();
     if (headroomGiven)
     {
         Config::SetDefault("ns3::RoceSwitch::HeadroomScale", DoubleValue(headroomScale));

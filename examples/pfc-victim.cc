@@ -20,6 +20,7 @@
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/pfc-monitor.h"
+#include "ns3/pfc-options.h"
 #include "ns3/program-options.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
@@ -133,9 +134,7 @@ main(int argc, char* argv[])
     DataRate linkRate("100Gbps");
     DataRate uplinkRate("400Gbps");
     Time linkDelay = MicroSeconds(1);
-    std::string pfc = "on";
-    uint8_t pfcMask = 1u << 3;
-    bool prioritiesGiven = false;
+    uint8_t pfcMask = 0; // read back from the built fabric
     Time duration = MilliSeconds(20);
     Time bin = MicroSeconds(200);
     Time sampleInterval = MicroSeconds(1);
@@ -149,18 +148,8 @@ main(int argc, char* argv[])
                   "is a bottleneck)",
                   uplinkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
-    opts.AddChoice("pfc",
-                   "PFC on the listed priorities, or off (every priority lossy)",
-                   pfc,
-                   {"on", "off"});
-    opts.AddParsed("pfcPriorities",
-                   "priorities with PFC when --pfc=on, a comma list of 0-7 (sets "
-                   "ns3::RoceNetDevice::PfcEnabled); RDMA traffic uses priority 3 (DSCP 26)",
-                   "3",
-                   [&](const std::string& v) {
-                       pfcMask = ParsePriorityMask(v);
-                       prioritiesGiven = true;
-                   });
+    PfcOptions pfcOptions;
+    pfcOptions.AddOptions(opts);
     opts.AddValue("duration",
                   "simulated time the four flows send; throughput is measured over its second "
                   "half (the first half lets the queues and pauses settle)",
@@ -200,14 +189,7 @@ main(int argc, char* argv[])
         duration = opts.GetStop(); // --stop cuts the run short like everywhere else
     }
     // Our options set the models' attributes; without them, --ns3::...=value or the defaults hold.
-    if (pfc == "off")
-    {
-        Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(0));
-    }
-    else if (prioritiesGiven)
-    {
-        Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(pfcMask));
-    }
+    pfcOptions.Apply();
 
     RunOutput out(opts.GetOutDir());
 
