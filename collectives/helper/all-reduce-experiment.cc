@@ -7,6 +7,7 @@
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/bth-header.h"
+#include "ns3/path-latency.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
@@ -111,22 +112,7 @@ AllReduceExperiment::GetAlpha(uint32_t lastPayload) const
     const uint32_t n = GetNRanks();
     for (uint32_t r = 0; r < n; ++r)
     {
-        const uint32_t src = m_topology.GetHosts()[r];
-        const uint32_t dst = (r + 1) % n;
-        Time t(0);
-        uint32_t node = src;
-        for (uint32_t hop = 0; node != m_topology.GetHosts()[dst]; ++hop)
-        {
-            const uint16_t port = m_routes.GetNextHops(node, dst).front();
-            const FabricTopology::Link& link = m_topology.GetLink(m_topology.GetPorts(node)[port]);
-            t += link.delay;
-            if (hop > 0)
-            {
-                t += DataRate(link.rateBps).CalculateBytesTxTime(frame);
-            }
-            node = m_topology.GetPeer(node, port).first;
-        }
-        worst = std::max(worst, t);
+        worst = std::max(worst, PathLatency(m_topology, m_routes, r, (r + 1) % n, frame));
     }
     return worst;
 }

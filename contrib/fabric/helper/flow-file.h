@@ -1,0 +1,53 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLOW_FILE_H
+#define FLOW_FILE_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// One flow of a workload: src host sends `bytes` to dst host from `start`.
+struct FlowSpec
+{
+    uint32_t src;
+    uint32_t dst;
+    uint8_t priority;
+    uint64_t bytes;
+    Time start;
+};
+
+/**
+ * \ingroup fabric
+ * \brief Reads flow files in two formats (docs/flow-format.md):
+ *
+ * - ours: one flow per line, `src dst priority size start`, with sizes and times in the units
+ *   every option takes (`4096`, `64KiB`; `10us`, `1.5ms`); `#` starts a comment;
+ * - the HPCC simulator's (alibaba-edu/High-Precision-Congestion-Control, mix/flow.txt): a first
+ *   line with the number of flows, then `src dst pg dport size start` with the size in bytes and
+ *   the start in seconds. Host ids are the topology's host indexes (hosts come first in the HPCC
+ *   topologies as in ours).
+ *
+ * A first line holding a single integer selects the HPCC format. Every mistake throws an
+ * InputError naming the file and line.
+ */
+class FlowFile
+{
+  public:
+    /**
+     * \param path the file
+     * \param nHosts hosts of the topology (ids must be below)
+     * \return the flows in file order
+     */
+    static std::vector<FlowSpec> Read(const std::string& path, uint32_t nHosts);
+};
+
+} // namespace ns3
+
+#endif /* FLOW_FILE_H */

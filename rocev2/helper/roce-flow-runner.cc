@@ -1,0 +1,97 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "roce-flow-runner.h"
+
+#include "ns3/path-latency.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+RoceFlowRunner::RoceFlowRunner(const RoceFabricHelper& fabric,
+                               const FabricTopology& topology,
+                               const EcmpRouteTable& routes)
+    : m_fabric(fabric),
+      m_topology(topology),
+      m_routes(routes)
+{
+    UintegerValue payload;
+    CreateObject<RdmaQueuePair>()->GetAttribute("PayloadSize", payload);
+    m_payload = static_cast<uint32_t>(payload.Get());
+}
+
+Time
+RoceFlowRunner::IdealFct(const FlowSpec& spec) const
+{
+    const uint32_t overhead = RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
+    const uint64_t packets = (spec.bytes + m_payload - 1) / m_payload;
+    const uint64_t lastPayload = spec.bytes - (packets - 1) * m_payload;
+    const FabricTopology::Link& link =
+        m_topology.GetLink(m_topology.GetPorts(m_topology.GetHosts()[spec.src])[0]);
+    const Time serialise =
+        DataRate(link.rateBps).CalculateBytesTxTime(spec.bytes + packets * overhead);
+    return serialise + PathLatency(m_topology,
+                                   m_routes,
+                                   spec.src,
+                                   spec.dst,
+                                   static_cast<uint32_t>(lastPayload + overhead));
+}
+
+void
+RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
+{
+    for (const FlowSpec& f : flows)
+    {
+        const uint32_t id = static_cast<uint32_t>(m_records.size());
+        m_records.push_back({f, Time(0), IdealFct(f)});
+        Simulator::Schedule(f.start, &RoceFlowRunner::Start, this, id);
+    }
+}
+
+void
+RoceFlowRunner::Start(uint32_t id)
+{
+    const FlowSpec& f = m_records[id].spec;
+    Ptr<RdmaQueuePair> tx = m_fabric.GetEngine(f.src)->CreateQueuePair();
+    Ptr<RdmaQueuePair> rx = m_fabric.GetEngine(f.dst)->CreateQueuePair();
+    tx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
+    rx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
+    tx->Connect(rx->GetQpn(), m_fabric.GetHostAddress(f.dst), 0, 0);
+    rx->Connect(tx->GetQpn(), m_fabric.GetHostAddress(f.src), 0, 0);
+    rx->SetReceiveCallback(
+        Callback<void, uint64_t, uint32_t>([this, id](uint64_t, uint32_t) { Received(id); }));
+    tx->PostWrite(f.bytes, true, id, id);
+}
+
+void
+RoceFlowRunner::Received(uint32_t id)
+{
+    m_records[id].finish = Simulator::Now();
+    if (++m_finished == m_records.size() && !m_done.IsNull())
+    {
+        m_done();
+    }
+}
+
+void
+RoceFlowRunner::SetFinishedCallback(Callback<void> cb)
+{
+    m_done = cb;
+}
+
+const std::vector<FlowRecord>&
+RoceFlowRunner::GetRecords() const
+{
+    return m_records;
+}
+
+uint32_t
+RoceFlowRunner::GetFinished() const
+{
+    return m_finished;
+}
+
+} // namespace ns3

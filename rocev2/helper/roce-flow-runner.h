@@ -1,0 +1,66 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_FLOW_RUNNER_H
+#define ROCE_FLOW_RUNNER_H
+
+#include "roce-fabric-helper.h"
+
+#include "ns3/callback.h"
+#include "ns3/flow-file.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// What happened to one flow.
+struct FlowRecord
+{
+    FlowSpec spec;
+    Time finish; //!< when the receiver had the whole message (zero if it never did)
+    Time ideal;  //!< its completion time alone on an idle fabric
+};
+
+/**
+ * \ingroup rocev2
+ * \brief Runs a flow-level workload on a RoCEv2 fabric, as congestion-control studies do: each
+ * flow is one RDMA WRITE on its own queue pair (DSCP = priority << 3), started at its time; its
+ * flow completion time (FCT) ends when the receiver has the whole message.
+ *
+ * The ideal FCT is the flow alone on an idle fabric: its bytes on the wire (payload plus 82 bytes
+ * of RoCEv2 per packet) at the sender's link rate, plus the path latency of its last frame
+ * (PathLatency); slowdown = FCT / ideal >= 1.
+ */
+class RoceFlowRunner
+{
+  public:
+    RoceFlowRunner(const RoceFabricHelper& fabric,
+                   const FabricTopology& topology,
+                   const EcmpRouteTable& routes);
+
+    /// Schedule the flows; call before Simulator::Run.
+    void Schedule(const std::vector<FlowSpec>& flows);
+    /// Called once when every flow has finished.
+    void SetFinishedCallback(Callback<void> cb);
+    const std::vector<FlowRecord>& GetRecords() const;
+    uint32_t GetFinished() const;
+    /// Ideal FCT of a flow (see the class description).
+    Time IdealFct(const FlowSpec& spec) const;
+
+  private:
+    void Start(uint32_t id);
+    void Received(uint32_t id);
+
+    const RoceFabricHelper& m_fabric;
+    const FabricTopology& m_topology;
+    const EcmpRouteTable& m_routes;
+    std::vector<FlowRecord> m_records;
+    uint32_t m_finished{0};
+    uint32_t m_payload;
+    Callback<void> m_done;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_FLOW_RUNNER_H */

@@ -1,0 +1,85 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Flow-level workloads: FCT against the ideal.
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/roce-flow-runner.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+FabricTopology
+Star(uint32_t n)
+{
+    FabricTopology topo;
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        topo.AddNode(FabricTopology::HOST, "h" + std::to_string(h), 0);
+    }
+    uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        topo.AddLink(h, sw, 100000000000ULL, MicroSeconds(1));
+    }
+    return topo;
+}
+
+void
+StopAll()
+{
+    Simulator::Stop();
+}
+
+std::vector<FlowRecord>
+RunFlows(const FabricTopology& topo, const std::vector<FlowSpec>& flows)
+{
+    std::vector<FlowRecord> records;
+    {
+        EcmpRouteTable routes(topo);
+        RoceFabricHelper fabric;
+        fabric.SetInstallInternetStack(false);
+        fabric.Build(topo, routes);
+        RoceFlowRunner runner(fabric, topo, routes);
+        runner.Schedule(flows);
+        runner.SetFinishedCallback(MakeCallback(&StopAll));
+        Simulator::Run();
+        records = runner.GetRecords();
+        Simulator::Destroy();
+    }
+    return records;
+}
+
+} // namespace
+
+TEST(FlowScenario, ALoneFlowFinishesAtItsIdealFct)
+{
+    const auto r = RunFlows(Star(3), {{1, 0, 3, 1000000, MicroSeconds(5)}});
+    ASSERT_EQ(r.size(), 1u);
+    // Ideal, from first principles: 245 packets of 4096 (the last 576 bytes) + 82 bytes each at
+    // 100 Gb/s, plus 2 cables and one store-and-forward of the last frame (576 + 82 bytes).
+    const double ideal = (1000000 + 245 * 82) * 8 / 100e9 + 2e-6 + (576 + 82) * 8 / 100e9;
+    EXPECT_NEAR(r[0].ideal.GetSeconds(), ideal, 2e-9);
+    const double fct = (r[0].finish - r[0].spec.start).GetSeconds();
+    EXPECT_GE(fct, ideal * 0.999);
+    EXPECT_LE(fct, ideal * 1.01);
+}
+
+TEST(FlowScenario, TwoEqualFlowsIntoOneHostTakeTwiceAsLong)
+{
+    const auto r = RunFlows(Star(3), {{1, 0, 3, 4000000, Time(0)}, {2, 0, 3, 4000000, Time(0)}});
+    ASSERT_EQ(r.size(), 2u);
+    for (const auto& f : r)
+    {
+        const double slowdown = (f.finish - f.spec.start).GetSeconds() / f.ideal.GetSeconds();
+        EXPECT_GT(slowdown, 1.8);
+        EXPECT_LT(slowdown, 2.1);
+    }
+}
