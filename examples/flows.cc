@@ -1,0 +1,225 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A flow-level workload on a k-ary fat-tree over RoCEv2: each flow of a flow file is one RDMA
+ * WRITE; reports every flow's completion time (FCT) and slowdown against its ideal.
+ *
+ *   ./ns3 run 'flows --flows=examples/flows-incast.txt'
+ *   ./ns3 run 'flows --flows=my-hpcc-flow.txt --k=8 --cc=dcqcn --ccPreset=hpcc'
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fat-tree-builder.h"
+#include "ns3/flow-file.h"
+#include "ns3/pfc-monitor.h"
+#include "ns3/pfc-options.h"
+#include "ns3/program-options.h"
+#include "ns3/progress-reporter.h"
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/roce-flow-runner.h"
+#include "ns3/run-output.h"
+#include "ns3/wall-clock.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace ns3;
+
+namespace
+{
+
+void
+StopAll()
+{
+    Simulator::Stop();
+}
+
+/// The q-quantile of sorted values (nearest rank).
+double
+Quantile(const std::vector<double>& sorted, double q)
+{
+    if (sorted.empty())
+    {
+        return 0;
+    }
+    const size_t i = static_cast<size_t>(q * (sorted.size() - 1) + 0.5);
+    return sorted[std::min(i, sorted.size() - 1)];
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    WallClock wall;
+    std::string flowPath;
+    uint32_t k = 4;
+    DataRate linkRate("100Gbps");
+    Time linkDelay = MicroSeconds(1);
+
+    ProgramOptions opts("flows",
+                        "A flow-level workload (a flow file) on a k-ary fat-tree over RoCEv2: "
+                        "FCT and slowdown of every flow");
+    opts.AddValue("flows",
+                  "flow file: 'src dst priority size start' per line, or the HPCC "
+                  "simulator's format (docs/flow-format.md)",
+                  flowPath);
+    opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts", k);
+    opts.AddValue("linkRate", "rate of every link", linkRate);
+    opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
+    PfcOptions pfcOptions;
+    pfcOptions.AddOptions(opts);
+    RdmaCcHelper cc;
+    cc.AddOptions(opts);
+    opts.Parse(argc, argv);
+    cc.ApplyOptions(opts);
+    pfcOptions.Apply();
+
+    if (flowPath.empty())
+    {
+        opts.Fail(InputError("no --flows given", "--flows=FILE"));
+    }
+    if (k < 2 || k % 2 != 0)
+    {
+        opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
+                             "an even number >= 2"));
+    }
+    if (opts.GetFabric() != "roce")
+    {
+        opts.Fail(InputError("--fabric=" + opts.GetFabric() + " is not available yet",
+                             "roce (InfiniBand and TCP come with their own issues)"));
+    }
+    const FabricTopology topology = FatTreeBuilder(k)
+                                        .SetHostLinkRate(linkRate.GetBitRate())
+                                        .SetFabricLinkRate(linkRate.GetBitRate())
+                                        .SetLinkDelay(linkDelay)
+                                        .Build();
+    std::vector<FlowSpec> flows;
+    try
+    {
+        flows = FlowFile::Read(flowPath, topology.GetNHosts());
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+    if (flows.empty())
+    {
+        opts.Fail(InputError(flowPath + " has no flows", "at least one flow line"));
+    }
+
+    RunOutput out(opts.GetOutDir());
+    const EcmpRouteTable routes(topology);
+    RoceFabricHelper fabric;
+    fabric.SetEcmpSeed(opts.GetSeed());
+    fabric.Build(topology, routes);
+    if (!opts.GetPcapDir().empty())
+    {
+        RunOutput pcapDir(opts.GetPcapDir());
+        fabric.EnablePcap(opts.GetPcapDir());
+    }
+    PfcMonitor pfc;
+    pfc.Install(fabric);
+    pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    RoceFlowRunner runner(fabric, topology, routes);
+    runner.Schedule(flows);
+    runner.SetFinishedCallback(MakeCallback(&StopAll));
+    Time lastStart(0);
+    for (const auto& f : flows)
+    {
+        lastStart = std::max(lastStart, f.start);
+    }
+    ProgressReporter progress(lastStart,
+                              [&runner, &flows]() { return runner.GetFinished() < flows.size(); });
+    progress.Start();
+    if (opts.GetStop().IsStrictlyPositive())
+    {
+        Simulator::Stop(opts.GetStop());
+    }
+    Simulator::Run();
+    progress.Stop();
+    pfc.Finish();
+    const double wallSeconds = wall.GetSeconds();
+
+    auto csv = out.OpenCsv(
+        "fct.csv",
+        {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us", "ideal_us", "slowdown"});
+    std::vector<double> slowdowns;
+    uint32_t id = 0;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        csv.Add(static_cast<uint64_t>(id++))
+            .Add(static_cast<uint64_t>(r.spec.src))
+            .Add(static_cast<uint64_t>(r.spec.dst))
+            .Add(static_cast<uint64_t>(r.spec.priority))
+            .Add(r.spec.bytes)
+            .Add(r.spec.start.GetSeconds() * 1e6);
+        if (r.finish.IsZero())
+        {
+            csv.Add("").Add(r.ideal.GetSeconds() * 1e6).Add("");
+        }
+        else
+        {
+            const double fct = (r.finish - r.spec.start).GetSeconds();
+            slowdowns.push_back(fct / r.ideal.GetSeconds());
+            csv.Add(fct * 1e6).Add(r.ideal.GetSeconds() * 1e6).Add(slowdowns.back());
+        }
+        csv.EndRow();
+    }
+    csv.Close();
+    std::sort(slowdowns.begin(), slowdowns.end());
+
+    nlohmann::json& j = out.Json();
+    j["program"] = "flows";
+    j["config"] = opts.OptionsAsJson();
+    j["topology"] = {{"kind", "fat-tree"},
+                     {"k", k},
+                     {"hosts", topology.GetNHosts()},
+                     {"link_rate_bps", linkRate.GetBitRate()},
+                     {"link_delay_ns", linkDelay.GetNanoSeconds()}};
+    j["flows"] = {{"total", flows.size()},
+                  {"finished", runner.GetFinished()},
+                  {"slowdown_p50", Quantile(slowdowns, 0.5)},
+                  {"slowdown_p95", Quantile(slowdowns, 0.95)},
+                  {"slowdown_p99", Quantile(slowdowns, 0.99)},
+                  {"slowdown_max", slowdowns.empty() ? 0.0 : slowdowns.back()},
+                  {"cc", cc.GetName()}};
+    uint64_t dropTotal = 0;
+    nlohmann::json byReason = nlohmann::json::object();
+    for (const auto& [reason, n] : fabric.GetDrops())
+    {
+        byReason[reason] = n;
+        dropTotal += n;
+    }
+    j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
+    j["pfc"] = pfc.ToJson();
+    out.RecordRunFigures(Simulator::GetEventCount(),
+                         fabric.GetPacketHops(),
+                         Simulator::Now(),
+                         wallSeconds);
+    out.WriteSummary();
+
+    std::printf("# flows: %zu flows from %s on a k=%u fat-tree (%u hosts), cc %s\n",
+                flows.size(),
+                flowPath.c_str(),
+                k,
+                topology.GetNHosts(),
+                cc.GetName().c_str());
+    std::printf("# finished %u of %zu; FCT slowdown p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",
+                runner.GetFinished(),
+                flows.size(),
+                Quantile(slowdowns, 0.5),
+                Quantile(slowdowns, 0.95),
+                Quantile(slowdowns, 0.99),
+                slowdowns.empty() ? 0.0 : slowdowns.back());
+    std::printf("# drops: %llu   PFC frames: %llu\n",
+                static_cast<unsigned long long>(dropTotal),
+                static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+    std::printf("# simulated %.3f ms in %.2f s wall\n# results: %s, fct.csv, pfc.csv\n",
+                Simulator::Now().GetSeconds() * 1e3,
+                wallSeconds,
+                out.PathOf("summary.json").c_str());
+    Simulator::Destroy();
+    return 0;
+}
