@@ -6,12 +6,14 @@
  *
  *   ./ns3 run 'flows --flows=examples/flows-incast.txt'
  *   ./ns3 run 'flows --flows=my-hpcc-flow.txt --k=8 --cc=dcqcn --ccPreset=hpcc'
+ *   ./ns3 run 'flows --workload=websearch --load=0.3 --duration=2ms --cc=dcqcn'
  */
 
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/flow-file.h"
+#include "ns3/flow-generator.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/pfc-options.h"
 #include "ns3/program-options.h"
@@ -57,6 +59,9 @@ main(int argc, char* argv[])
     uint32_t k = 4;
     DataRate linkRate("100Gbps");
     Time linkDelay = MicroSeconds(1);
+    std::string workload;
+    double load = 0.3;
+    Time duration = MilliSeconds(1);
 
     ProgramOptions opts("flows",
                         "A flow-level workload (a flow file) on a k-ary fat-tree over RoCEv2: "
@@ -65,6 +70,12 @@ main(int argc, char* argv[])
                   "flow file: 'src dst priority size start' per line, or the HPCC "
                   "simulator's format (docs/flow-format.md)",
                   flowPath);
+    opts.AddValue("workload",
+                  "instead of --flows: generate flows from a size distribution, websearch or "
+                  "fbhadoop (the HPCC artifact's CDFs), Poisson arrivals per host",
+                  workload);
+    opts.AddValue("load", "with --workload: offered load per host link, in (0, 1]", load);
+    opts.AddValue("duration", "with --workload: flows arrive during this time", duration);
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts", k);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
@@ -76,9 +87,16 @@ main(int argc, char* argv[])
     cc.ApplyOptions(opts);
     pfcOptions.Apply();
 
-    if (flowPath.empty())
+    if (flowPath.empty() == workload.empty())
     {
-        opts.Fail(InputError("no --flows given", "--flows=FILE"));
+        opts.Fail(InputError(flowPath.empty() ? "no --flows or --workload given"
+                                              : "both --flows and --workload given",
+                             "--flows=FILE or --workload=websearch|fbhadoop"));
+    }
+    if (!(load > 0 && load <= 1))
+    {
+        opts.Fail(
+            InputError("--load=" + std::to_string(load) + " is out of range", "0 < load <= 1"));
     }
     if (k < 2 || k % 2 != 0)
     {
@@ -98,7 +116,12 @@ main(int argc, char* argv[])
     std::vector<FlowSpec> flows;
     try
     {
-        flows = FlowFile::Read(flowPath, topology.GetNHosts());
+        flows = workload.empty() ? FlowFile::Read(flowPath, topology.GetNHosts())
+                                 : FlowGenerator::Generate(FlowSizeCdf::Named(workload),
+                                                           topology.GetNHosts(),
+                                                           load,
+                                                           linkRate.GetBitRate(),
+                                                           duration);
     }
     catch (const InputError& e)
     {
@@ -106,8 +129,13 @@ main(int argc, char* argv[])
     }
     if (flows.empty())
     {
-        opts.Fail(InputError(flowPath + " has no flows", "at least one flow line"));
+        opts.Fail(InputError((workload.empty() ? flowPath : "--workload") + " gave no flows",
+                             "at least one flow (a longer --duration, a higher --load)"));
     }
+    const std::string source =
+        workload.empty() ? flowPath
+                         : workload + " at " + std::to_string(int(load * 100)) + "% load for " +
+                               std::to_string(duration.GetMicroSeconds()) + " us";
 
     RunOutput out(opts.GetOutDir());
     const EcmpRouteTable routes(topology);
@@ -202,7 +230,7 @@ main(int argc, char* argv[])
 
     std::printf("# flows: %zu flows from %s on a k=%u fat-tree (%u hosts), cc %s\n",
                 flows.size(),
-                flowPath.c_str(),
+                source.c_str(),
                 k,
                 topology.GetNHosts(),
                 cc.GetName().c_str());
