@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 using namespace ns3;
 
@@ -196,6 +197,59 @@ main(int argc, char* argv[])
         csv.EndRow();
     }
     csv.Close();
+
+    // FCT slowdown by flow size, as the HPCC artifact's fct_analysis.py: flows sorted by size in
+    // bins of 5% of the flows; per bin its largest size and the median, 95th and 99th
+    // percentile slowdown.
+    std::vector<std::pair<uint64_t, double>> bySize;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        if (!r.finish.IsZero())
+        {
+            bySize.emplace_back(r.spec.bytes,
+                                (r.finish - r.spec.start).GetSeconds() / r.ideal.GetSeconds());
+        }
+    }
+    std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    auto bins = out.OpenCsv("fct-bins.csv", {"max_bytes", "flows", "p50", "p95", "p99"});
+    const size_t nBins = std::min<size_t>(20, bySize.size());
+    for (size_t b = 0; b < nBins; ++b)
+    {
+        const size_t from = b * bySize.size() / nBins;
+        const size_t to = (b + 1) * bySize.size() / nBins;
+        std::vector<double> s;
+        for (size_t i = from; i < to; ++i)
+        {
+            s.push_back(bySize[i].second);
+        }
+        std::sort(s.begin(), s.end());
+        bins.Add(bySize[to - 1].first)
+            .Add(static_cast<uint64_t>(s.size()))
+            .Add(Quantile(s, 0.5))
+            .Add(Quantile(s, 0.95))
+            .Add(Quantile(s, 0.99));
+        bins.EndRow();
+    }
+    bins.Close();
+    {
+        std::ofstream gp(out.PathOf("flows.gp"));
+        gp << "# gnuplot script written by flows; run it in this folder: gnuplot flows.gp\n"
+           << "set terminal pngcairo size 900,500 font ',10'\n"
+           << "set output 'flows.png'\n"
+           << "set datafile separator ','\n"
+           << "set key autotitle columnhead top left\n"
+           << "set logscale x\nset logscale y\n"
+           << "set xlabel 'flow size (bytes, largest of each 5% bin)'\n"
+           << "set ylabel 'FCT slowdown'\n"
+           << "set grid\n"
+           << "set title 'FCT slowdown by flow size (cc " << cc.GetName() << ")'\n"
+           << "plot 'fct-bins.csv' using 1:3 with linespoints title 'median', "
+           << "'' using 1:4 with linespoints title '95th', "
+           << "'' using 1:5 with linespoints title '99th'\n";
+    }
+    const std::string plot = out.RenderGnuplot("flows.gp", "flows.png");
     std::sort(slowdowns.begin(), slowdowns.end());
 
     nlohmann::json& j = out.Json();
@@ -244,10 +298,12 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   PFC frames: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
-    std::printf("# simulated %.3f ms in %.2f s wall\n# results: %s, fct.csv, pfc.csv\n",
+    std::printf("# simulated %.3f ms in %.2f s wall\n# results: %s, fct.csv, fct-bins.csv, "
+                "pfc.csv\n# plot: %s\n",
                 Simulator::Now().GetSeconds() * 1e3,
                 wallSeconds,
-                out.PathOf("summary.json").c_str());
+                out.PathOf("summary.json").c_str(),
+                plot.c_str());
     Simulator::Destroy();
     return 0;
 }
