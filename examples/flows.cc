@@ -14,6 +14,7 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/flow-file.h"
 #include "ns3/flow-generator.h"
+#include "ns3/hpcc-topology-reader.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/pfc-options.h"
 #include "ns3/program-options.h"
@@ -61,6 +62,7 @@ main(int argc, char* argv[])
     DataRate linkRate("100Gbps");
     Time linkDelay = MicroSeconds(1);
     std::string workload;
+    std::string topologyPath;
     double load = 0.3;
     Time duration = MilliSeconds(1);
 
@@ -78,6 +80,10 @@ main(int argc, char* argv[])
     opts.AddValue("load", "with --workload: offered load per host link, in (0, 1]", load);
     opts.AddValue("duration", "with --workload: flows arrive during this time", duration);
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts", k);
+    opts.AddValue("topology",
+                  "instead of the fat-tree: an HPCC simulator topology file; flow ids are then "
+                  "its node ids (docs/flow-format.md)",
+                  topologyPath);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
     PfcOptions pfcOptions;
@@ -109,19 +115,32 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--fabric=" + opts.GetFabric() + " is not available yet",
                              "roce (InfiniBand and TCP come with their own issues)"));
     }
-    const FabricTopology topology = FatTreeBuilder(k)
-                                        .SetHostLinkRate(linkRate.GetBitRate())
-                                        .SetFabricLinkRate(linkRate.GetBitRate())
-                                        .SetLinkDelay(linkDelay)
-                                        .Build();
+    FabricTopology topology;
+    try
+    {
+        topology = topologyPath.empty() ? FatTreeBuilder(k)
+                                              .SetHostLinkRate(linkRate.GetBitRate())
+                                              .SetFabricLinkRate(linkRate.GetBitRate())
+                                              .SetLinkDelay(linkDelay)
+                                              .Build()
+                                        : HpccTopologyReader::Read(topologyPath);
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+    const uint64_t hostRate =
+        topology.GetLink(topology.GetPorts(topology.GetHosts()[0])[0]).rateBps;
     std::vector<FlowSpec> flows;
     try
     {
-        flows = workload.empty() ? FlowFile::Read(flowPath, topology.GetNHosts())
+        // With an HPCC topology file, flow ids are its node ids.
+        const FabricTopology* nodeIds = topologyPath.empty() ? nullptr : &topology;
+        flows = workload.empty() ? FlowFile::Read(flowPath, topology.GetNHosts(), nodeIds)
                                  : FlowGenerator::Generate(FlowSizeCdf::Named(workload),
                                                            topology.GetNHosts(),
                                                            load,
-                                                           linkRate.GetBitRate(),
+                                                           hostRate,
                                                            duration);
     }
     catch (const InputError& e)
@@ -255,7 +274,8 @@ main(int argc, char* argv[])
     nlohmann::json& j = out.Json();
     j["program"] = "flows";
     j["config"] = opts.OptionsAsJson();
-    j["topology"] = {{"kind", "fat-tree"},
+    j["topology"] = {{"kind", topologyPath.empty() ? "fat-tree" : "hpcc-file"},
+                     {"file", topologyPath},
                      {"k", k},
                      {"hosts", topology.GetNHosts()},
                      {"link_rate_bps", linkRate.GetBitRate()},
@@ -282,10 +302,12 @@ main(int argc, char* argv[])
                          wallSeconds);
     out.WriteSummary();
 
-    std::printf("# flows: %zu flows from %s on a k=%u fat-tree (%u hosts), cc %s\n",
+    const std::string fabricText =
+        topologyPath.empty() ? "a k=" + std::to_string(k) + " fat-tree" : topologyPath;
+    std::printf("# flows: %zu flows from %s on %s (%u hosts), cc %s\n",
                 flows.size(),
                 source.c_str(),
-                k,
+                fabricText.c_str(),
                 topology.GetNHosts(),
                 cc.GetName().c_str());
     std::printf("# finished %u of %zu; FCT slowdown p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",

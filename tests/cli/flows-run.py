@@ -2,7 +2,7 @@
 """Scenario.FlowsProgram: the flows program runs a flow file end to end: every flow finishes,
 fct.csv has one row per flow with slowdown >= 1, fct-bins.csv and summary.json agree.
 
-usage: flows-run.py WORKDIR PROGRAM FLOWFILE NFLOWS
+usage: flows-run.py WORKDIR PROGRAM FLOWFILE NFLOWS [PROGRAM ARGS...]
 """
 import csv
 import json
@@ -17,7 +17,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     out = os.path.join(work, "out")
-    proc = subprocess.run([program, "--flows=" + flowfile, "--out=" + out],
+    proc = subprocess.run([program, "--flows=" + flowfile, "--out=" + out] + sys.argv[5:],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
     if proc.returncode != 0:
         sys.exit(f"flows exited {proc.returncode}: {proc.stderr}")

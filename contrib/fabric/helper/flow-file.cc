@@ -30,9 +30,23 @@ Fields(const std::string& line)
 }
 
 uint32_t
-HostId(const std::string& text, uint32_t nHosts, const std::string& what)
+HostId(const std::string& text,
+       uint32_t nHosts,
+       const std::string& what,
+       const FabricTopology* nodeIds)
 {
     const uint64_t id = ParseUnsigned(text);
+    if (nodeIds)
+    {
+        const int32_t host =
+            id < nodeIds->GetNNodes() ? nodeIds->GetHostIndex(static_cast<uint32_t>(id)) : -1;
+        if (host < 0)
+        {
+            throw InputError(what + " node " + text + " is not a host",
+                             "the node id of a host of the topology file");
+        }
+        return static_cast<uint32_t>(host);
+    }
     if (id >= nHosts)
     {
         throw InputError(what + " " + text + " is not a host",
@@ -44,7 +58,7 @@ HostId(const std::string& text, uint32_t nHosts, const std::string& what)
 } // namespace
 
 std::vector<FlowSpec>
-FlowFile::Read(const std::string& path, uint32_t nHosts)
+FlowFile::Read(const std::string& path, uint32_t nHosts, const FabricTopology* nodeIds)
 {
     std::ifstream in(path);
     if (!in)
@@ -83,8 +97,8 @@ FlowFile::Read(const std::string& path, uint32_t nHosts)
                                       : "src dst priority size start");
             }
             FlowSpec s;
-            s.src = HostId(f[0], nHosts, "src");
-            s.dst = HostId(f[1], nHosts, "dst");
+            s.src = HostId(f[0], nHosts, "src", nodeIds);
+            s.dst = HostId(f[1], nHosts, "dst", nodeIds);
             if (s.src == s.dst)
             {
                 throw InputError("src and dst are both host " + f[0], "two different hosts");

@@ -4,6 +4,7 @@
 #ifndef FLOW_FILE_H
 #define FLOW_FILE_H
 
+#include "ns3/fabric-topology.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -43,9 +44,13 @@ class FlowFile
     /**
      * \param path the file
      * \param nHosts hosts of the topology (ids must be below)
+     * \param nodeIds when given, the ids in the file are this topology's node ids (as with an
+     *        HPCC topology file) and are mapped to host indexes; a switch id is an error
      * \return the flows in file order
      */
-    static std::vector<FlowSpec> Read(const std::string& path, uint32_t nHosts);
+    static std::vector<FlowSpec> Read(const std::string& path,
+                                      uint32_t nHosts,
+                                      const FabricTopology* nodeIds = nullptr);
 };
 
 } // namespace ns3

@@ -1,0 +1,37 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef HPCC_TOPOLOGY_READER_H
+#define HPCC_TOPOLOGY_READER_H
+
+#include "ns3/fabric-topology.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fabric
+ * \brief Reads a topology file of the HPCC simulator (alibaba-edu/High-Precision-Congestion-
+ * Control, mix/topology.txt, fat.txt) into a FabricTopology:
+ *
+ * \verbatim
+   N S L                      total nodes, switches, links
+   s1 s2 ... sS               the switches' node ids
+   a b rate delay error_rate  L links, e.g. "0 320 100Gbps 0.001ms 0"
+   \endverbatim
+ *
+ * Node ids 0..N-1 become nodes in id order (named "node<id>"); the others are hosts, so host
+ * indexes follow node ids. A non-zero error rate is refused (not modelled). Every mistake throws
+ * an InputError naming the file and line.
+ */
+class HpccTopologyReader
+{
+  public:
+    static FabricTopology Read(const std::string& path);
+};
+
+} // namespace ns3
+
+#endif /* HPCC_TOPOLOGY_READER_H */
