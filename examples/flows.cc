@@ -9,6 +9,7 @@
  *   ./ns3 run 'flows --workload=websearch --load=0.3 --duration=2ms --cc=dcqcn'
  */
 
+#include "ns3/clos-builder.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fat-tree-builder.h"
@@ -81,8 +82,9 @@ main(int argc, char* argv[])
     opts.AddValue("duration", "with --workload: flows arrive during this time", duration);
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts", k);
     opts.AddValue("topology",
-                  "instead of the fat-tree: an HPCC simulator topology file; flow ids are then "
-                  "its node ids (docs/flow-format.md)",
+                  "instead of the fat-tree: an HPCC simulator topology file (flow ids are then "
+                  "its node ids), or hpcc320 for the HPCC simulator's 320-host fat-tree "
+                  "(docs/flow-format.md)",
                   topologyPath);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
@@ -123,7 +125,8 @@ main(int argc, char* argv[])
                                               .SetFabricLinkRate(linkRate.GetBitRate())
                                               .SetLinkDelay(linkDelay)
                                               .Build()
-                                        : HpccTopologyReader::Read(topologyPath);
+                   : topologyPath == "hpcc320" ? ClosBuilder().Build()
+                                               : HpccTopologyReader::Read(topologyPath);
     }
     catch (const InputError& e)
     {
@@ -135,7 +138,8 @@ main(int argc, char* argv[])
     try
     {
         // With an HPCC topology file, flow ids are its node ids.
-        const FabricTopology* nodeIds = topologyPath.empty() ? nullptr : &topology;
+        const bool fileTopology = !topologyPath.empty() && topologyPath != "hpcc320";
+        const FabricTopology* nodeIds = fileTopology ? &topology : nullptr;
         flows = workload.empty() ? FlowFile::Read(flowPath, topology.GetNHosts(), nodeIds)
                                  : FlowGenerator::Generate(FlowSizeCdf::Named(workload),
                                                            topology.GetNHosts(),

@@ -4,6 +4,7 @@
 
 // Fat-tree and leaf-spine builders: counts, port numbering, id guarantees.
 
+#include "ns3/clos-builder.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/leaf-spine-builder.h"
@@ -204,4 +205,24 @@ TEST(FabricTopology, Misuse)
     EXPECT_THROW(t.GetPeer(a, 2), std::out_of_range);
     EXPECT_THROW(t.GetNode(2), std::out_of_range);
     EXPECT_THROW(t.GetLink(2), std::out_of_range);
+}
+
+TEST(FabricClos, DefaultsAreTheHpccSimulators320HostFatTree)
+{
+    const FabricTopology t = ClosBuilder().Build();
+    // fat.txt: 320 hosts and 56 switches (20 ToR, 20 aggregation, 16 core).
+    EXPECT_EQ(t.GetNHosts(), 320u);
+    EXPECT_EQ(t.GetNNodes() - t.GetNHosts(), 56u);
+    // 320 host links + 20 ToR x 4 aggregation + 20 aggregation x 4 cores.
+    EXPECT_EQ(t.GetNLinks(), 320u + 80u + 80u);
+    // A ToR has 16 host ports at 100G and 4 uplinks at 400G; a core reaches every pod.
+    const int64_t tor = t.FindNode("tor0-0");
+    ASSERT_GE(tor, 0);
+    EXPECT_EQ(t.GetPorts(tor).size(), 20u);
+    EXPECT_EQ(t.GetLink(t.GetPorts(tor)[0]).rateBps, 100000000000ULL);
+    EXPECT_EQ(t.GetLink(t.GetPorts(tor)[19]).rateBps, 400000000000ULL);
+    const int64_t core = t.FindNode("core15");
+    ASSERT_GE(core, 0);
+    EXPECT_EQ(t.GetPorts(core).size(), 5u);
+    EXPECT_THROW(ClosBuilder().SetCores(6).Build(), std::invalid_argument);
 }
