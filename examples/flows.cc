@@ -290,7 +290,8 @@ main(int argc, char* argv[])
                   {"slowdown_p95", Quantile(slowdowns, 0.95)},
                   {"slowdown_p99", Quantile(slowdowns, 0.99)},
                   {"slowdown_max", slowdowns.empty() ? 0.0 : slowdowns.back()},
-                  {"cc", cc.GetName()}};
+                  {"cc", cc.GetName()},
+                  {"cnps", runner.GetCnpsReceived()}};
     uint64_t dropTotal = 0;
     nlohmann::json byReason = nlohmann::json::object();
     for (const auto& [reason, n] : fabric.GetDrops())
@@ -321,9 +322,10 @@ main(int argc, char* argv[])
                 Quantile(slowdowns, 0.95),
                 Quantile(slowdowns, 0.99),
                 slowdowns.empty() ? 0.0 : slowdowns.back());
-    std::printf("# drops: %llu   PFC frames: %llu\n",
+    std::printf("# drops: %llu   PFC frames: %llu   CNPs: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
-                static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+                static_cast<unsigned long long>(pfc.GetPfcFramesSent()),
+                static_cast<unsigned long long>(runner.GetCnpsReceived()));
     std::printf("# simulated %.3f ms in %.2f s wall\n# results: %s, fct.csv, fct-bins.csv, "
                 "pfc.csv\n# plot: %s\n",
                 Simulator::Now().GetSeconds() * 1e3,

@@ -64,6 +64,18 @@ RoceFlowRunner::Start(uint32_t id)
     rx->SetReceiveCallback(
         Callback<void, uint64_t, uint32_t>([this, id](uint64_t, uint32_t) { Received(id); }));
     tx->PostWrite(f.bytes, true, id, id);
+    m_senders.push_back(tx);
+}
+
+uint64_t
+RoceFlowRunner::GetCnpsReceived() const
+{
+    uint64_t n = 0;
+    for (const auto& qp : m_senders)
+    {
+        n += qp->GetCnpsReceived();
+    }
+    return n;
 }
 
 void

@@ -8,6 +8,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/flow-file.h"
+#include "ns3/rdma-queue-pair.h"
 
 #include <vector>
 
@@ -45,6 +46,8 @@ class RoceFlowRunner
     void SetFinishedCallback(Callback<void> cb);
     const std::vector<FlowRecord>& GetRecords() const;
     uint32_t GetFinished() const;
+    /// CNPs the flows' senders received (DCQCN's congestion notifications).
+    uint64_t GetCnpsReceived() const;
     /// Ideal FCT of a flow (see the class description).
     Time IdealFct(const FlowSpec& spec) const;
 
@@ -56,6 +59,7 @@ class RoceFlowRunner
     const FabricTopology& m_topology;
     const EcmpRouteTable& m_routes;
     std::vector<FlowRecord> m_records;
+    std::vector<Ptr<RdmaQueuePair>> m_senders;
     uint32_t m_finished{0};
     uint32_t m_payload;
     Callback<void> m_done;

@@ -154,3 +154,23 @@ TEST(DcqcnReactionPoint, UnknownPresetIsRefused)
 {
     EXPECT_FALSE(RdmaCcDcqcn::ApplyPreset("cubic"));
 }
+
+TEST(DcqcnReactionPoint, RateTraceReportsEveryChange)
+{
+    ASSERT_TRUE(RdmaCcDcqcn::ApplyPreset("paper"));
+    Ptr<RdmaCcDcqcn> cc = CreateObject<RdmaCcDcqcn>();
+    cc->Init(DataRate("40Gbps"));
+    std::vector<double> rates;
+    cc->TraceConnectWithoutContext("Rate", Callback<void, double>([&](double bps) {
+                                       rates.push_back(bps);
+                                   }));
+    Simulator::Schedule(MicroSeconds(10), [&]() { cc->OnCongestionNotification(); });
+    Simulator::Schedule(MicroSeconds(10 + 55 * 2 + 1), [&]() { cc->GetCurrentRateBps(); });
+    Simulator::Run();
+    Simulator::Destroy();
+    Config::Reset();
+    ASSERT_EQ(rates.size(), 3u); // the cut, then two timer increases
+    EXPECT_NEAR(rates[0], 20e9, 1e6);
+    EXPECT_NEAR(rates[1], 30e9, 1e6);
+    EXPECT_NEAR(rates[2], 35e9, 1e6);
+}

@@ -267,6 +267,7 @@ RdmaCcDcqcn::Increase(bool /*fromTimer*/)
         m_rt = std::min(m_rt + step, line);
     }
     m_rc = std::min((m_rt + m_rc) / 2, line);
+    NotifyRate(m_rc);
 }
 
 void
@@ -278,6 +279,7 @@ RdmaCcDcqcn::Cut()
     }
     const double cut = std::min(m_alpha / 2, m_maxCut);
     m_rc = std::max(m_rc * (1 - cut), static_cast<double>(m_minRate.GetBitRate()));
+    NotifyRate(m_rc);
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceReset = 0;

@@ -14,8 +14,22 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionOps);
 TypeId
 RdmaCongestionOps::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaCongestionOps").SetParent<Object>().SetGroupName("Rdma");
+    static TypeId tid =
+        TypeId("ns3::RdmaCongestionOps")
+            .SetParent<Object>()
+            .SetGroupName("Rdma")
+            .AddTraceSource("Rate",
+                            "The sending rate changed: (bit/s). Rate-based schemes fire it when "
+                            "they cut or raise the rate",
+                            MakeTraceSourceAccessor(&RdmaCongestionOps::m_rateTrace),
+                            "ns3::RdmaCongestionOps::RateTracedCallback");
     return tid;
+}
+
+void
+RdmaCongestionOps::NotifyRate(double bps)
+{
+    m_rateTrace(bps);
 }
 
 void

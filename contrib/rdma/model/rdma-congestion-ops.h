@@ -7,6 +7,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -24,6 +25,9 @@ class RdmaCongestionOps : public Object
 {
   public:
     static TypeId GetTypeId();
+
+    /// Signature of the Rate trace: the sending rate in bit/s after a change.
+    typedef void (*RateTracedCallback)(double bps);
 
     /// Name shown in outputs, e.g. "none", "dcqcn".
     virtual std::string GetName() const = 0;
@@ -50,7 +54,13 @@ class RdmaCongestionOps : public Object
     virtual void OnLoss();
 
   protected:
+    /// Subclasses call this whenever their rate changes.
+    void NotifyRate(double bps);
+
     DataRate m_lineRate{"100Gbps"}; //!< rate of the port the queue pair sends through
+
+  private:
+    TracedCallback<double> m_rateTrace;
 };
 
 } // namespace ns3
