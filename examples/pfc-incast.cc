@@ -24,6 +24,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/run-output.h"
+#include "ns3/star-builder.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
@@ -32,6 +33,7 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 using namespace ns3;
 
@@ -128,18 +130,17 @@ main(int argc, char* argv[])
 
     // Senders h1..hN (hosts 0..N-1) and the receiver r (host N) on switch sw; switch port i
     // faces h(i+1), port N faces r.
-    FabricTopology topo;
-    std::vector<uint32_t> hostNode;
+    std::vector<std::string> names;
     for (uint32_t i = 1; i <= senders; ++i)
     {
-        hostNode.push_back(topo.AddNode(FabricTopology::HOST, "h" + std::to_string(i), 0));
+        names.push_back("h" + std::to_string(i));
     }
-    hostNode.push_back(topo.AddNode(FabricTopology::HOST, "r", 0));
-    const uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-    for (uint32_t n : hostNode)
-    {
-        topo.AddLink(n, sw, linkRate.GetBitRate(), linkDelay);
-    }
+    names.push_back("r");
+    const FabricTopology topo = StarBuilder(senders + 1)
+                                    .SetHostNames(names)
+                                    .SetLinkRate(linkRate.GetBitRate())
+                                    .SetLinkDelay(linkDelay)
+                                    .Build();
     const uint32_t receiverPort = senders;
 
     RoceFabricHelper fabric;
@@ -169,14 +170,11 @@ main(int argc, char* argv[])
     for (uint32_t i = 0; i < senders; ++i)
     {
         Flow& f = flows[i];
-        f.src = topo.GetNode(hostNode[i]).name;
-        f.sender = fabric.GetEngine(i)->CreateQueuePair();
-        f.receiver = fabric.GetEngine(r)->CreateQueuePair();
-        // Distinct start PSNs per direction, as collectives' RdmaConnection picks them.
-        const uint32_t psnS = (f.sender->GetQpn() * 7919u) & 0xFFFFFF;
-        const uint32_t psnR = (f.receiver->GetQpn() * 104729u) & 0xFFFFFF;
-        f.sender->Connect(f.receiver->GetQpn(), fabric.GetHostAddress(r), psnS, psnR);
-        f.receiver->Connect(f.sender->GetQpn(), fabric.GetHostAddress(i), psnR, psnS);
+        f.src = names[i];
+        std::tie(f.sender, f.receiver) = RdmaEngine::ConnectPair(fabric.GetEngine(i),
+                                                                 fabric.GetHostAddress(i),
+                                                                 fabric.GetEngine(r),
+                                                                 fabric.GetHostAddress(r));
         f.receiver->SetReceiveCallback(
             Callback<void, uint64_t, uint32_t>([&flows, &nReceived, i](uint64_t, uint32_t) {
                 flows[i].received = Simulator::Now();

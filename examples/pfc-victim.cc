@@ -35,6 +35,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 using namespace ns3;
 
@@ -240,12 +241,10 @@ main(int argc, char* argv[])
         Flow& f = flows[i];
         const uint32_t s = topo.GetHostIndex(id[f.src]);
         const uint32_t d = topo.GetHostIndex(id[f.dst]);
-        f.sender = fabric.GetEngine(s)->CreateQueuePair();
-        f.receiver = fabric.GetEngine(d)->CreateQueuePair();
-        const uint32_t psnS = (f.sender->GetQpn() * 7919u) & 0xFFFFFF;
-        const uint32_t psnR = (f.receiver->GetQpn() * 104729u) & 0xFFFFFF;
-        f.sender->Connect(f.receiver->GetQpn(), fabric.GetHostAddress(d), psnS, psnR);
-        f.receiver->Connect(f.sender->GetQpn(), fabric.GetHostAddress(s), psnR, psnS);
+        std::tie(f.sender, f.receiver) = RdmaEngine::ConnectPair(fabric.GetEngine(s),
+                                                                 fabric.GetHostAddress(s),
+                                                                 fabric.GetEngine(d),
+                                                                 fabric.GetHostAddress(d));
         f.bins.assign(nBins, 0);
         f.receiver->SetReceiveCallback(Callback<void, uint64_t, uint32_t>(
             [&flows, i, bin, windowStart, nBins](uint64_t bytes, uint32_t) {

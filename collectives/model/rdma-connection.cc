@@ -68,14 +68,7 @@ RdmaConnection::Connect(Ptr<RdmaEngine> a,
                         Ptr<RdmaEngine> b,
                         const Address& addressB)
 {
-    Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
-    Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
-    // Distinct start PSNs per direction, as real QPs pick them at random (IBTA 9.7.1.1);
-    // fixed here so runs stay deterministic.
-    const uint32_t psnA = (qa->GetQpn() * 7919u) & 0xFFFFFF;
-    const uint32_t psnB = (qb->GetQpn() * 104729u) & 0xFFFFFF;
-    qa->Connect(qb->GetQpn(), addressB, psnA, psnB);
-    qb->Connect(qa->GetQpn(), addressA, psnB, psnA);
+    auto [qa, qb] = RdmaEngine::ConnectPair(a, addressA, b, addressB);
     Ptr<RdmaConnection> ca = CreateObject<RdmaConnection>();
     Ptr<RdmaConnection> cb = CreateObject<RdmaConnection>();
     ca->SetQueuePair(qa);

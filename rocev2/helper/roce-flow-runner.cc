@@ -55,12 +55,12 @@ void
 RoceFlowRunner::Start(uint32_t id)
 {
     const FlowSpec& f = m_records[id].spec;
-    Ptr<RdmaQueuePair> tx = m_fabric.GetEngine(f.src)->CreateQueuePair();
-    Ptr<RdmaQueuePair> rx = m_fabric.GetEngine(f.dst)->CreateQueuePair();
+    auto [tx, rx] = RdmaEngine::ConnectPair(m_fabric.GetEngine(f.src),
+                                            m_fabric.GetHostAddress(f.src),
+                                            m_fabric.GetEngine(f.dst),
+                                            m_fabric.GetHostAddress(f.dst));
     tx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
     rx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
-    tx->Connect(rx->GetQpn(), m_fabric.GetHostAddress(f.dst), 0, 0);
-    rx->Connect(tx->GetQpn(), m_fabric.GetHostAddress(f.src), 0, 0);
     rx->SetReceiveCallback(
         Callback<void, uint64_t, uint32_t>([this, id](uint64_t, uint32_t) { Received(id); }));
     tx->PostWrite(f.bytes, true, id, id);

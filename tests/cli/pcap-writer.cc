@@ -21,6 +21,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/star-builder.h"
 
 #include <iostream>
 #include <string>
@@ -65,28 +66,20 @@ main(int argc, char* argv[])
     // 1 MB instead of the default 32 MB: the incast then crosses the XOFF threshold.
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(1000 * 1000));
 
-    FabricTopology topo;
-    const uint32_t h0 = topo.AddNode(FabricTopology::HOST, "h0", 0);
-    const uint32_t h1 = topo.AddNode(FabricTopology::HOST, "h1", 0);
-    const uint32_t rx = topo.AddNode(FabricTopology::HOST, "rx", 0);
-    const uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-    for (uint32_t h : {h0, h1, rx})
-    {
-        topo.AddLink(h, sw, 100000000000ULL, MicroSeconds(1));
-    }
+    const FabricTopology topo = StarBuilder(3).SetHostNames({"h0", "h1", "rx"}).Build();
     EcmpRouteTable routes(topo);
     RoceFabricHelper fabric;
     fabric.SetInstallInternetStack(false);
     fabric.Build(topo, routes);
     fabric.EnablePcap(out);
 
-    const uint32_t receiver = topo.GetHostIndex(rx);
+    const uint32_t receiver = 2; // StarBuilder: hosts h0, h1, rx are host indexes 0, 1, 2
     std::vector<Flow> flows;
     flows.reserve(2);
-    for (uint32_t node : {h0, h1})
+    for (uint32_t host : {0u, 1u})
     {
         Flow f;
-        f.host = topo.GetHostIndex(node);
+        f.host = host;
         f.tx = fabric.GetEngine(f.host)->CreateQueuePair();
         f.rx = fabric.GetEngine(receiver)->CreateQueuePair();
         f.firstPsn = 1000 * (f.host + 1); // distinct, so a mix-up shows

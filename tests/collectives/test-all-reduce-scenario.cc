@@ -8,38 +8,17 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/star-builder.h"
 
 #include <gtest/gtest.h>
 
 using namespace ns3;
 
-namespace
-{
-
-/// n hosts on one switch, every link 100 Gb/s and 1 us.
-FabricTopology
-Star(uint32_t n)
-{
-    FabricTopology topo;
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddNode(FabricTopology::HOST, "host" + std::to_string(h), 0);
-    }
-    uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw0", 1);
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddLink(h, sw, 100000000000ULL, MicroSeconds(1));
-    }
-    return topo;
-}
-
-} // namespace
-
 TEST(AllReduceScenario, EightHostsOnOneSwitchWithin5PercentOfTheBound)
 {
     const uint64_t bytes = 32ULL << 20;
     {
-        AllReduceExperiment exp(Star(8), 1);
+        AllReduceExperiment exp(StarBuilder(8).Build(), 1);
         exp.Run({bytes}, Time(0));
         ASSERT_TRUE(exp.IsFinished());
         const auto& r = exp.GetResults().at(0);
@@ -66,7 +45,7 @@ TEST(AllReduceScenario, EightHostsOnOneSwitchWithin5PercentOfTheBound)
 TEST(AllReduceScenario, SweepRunsEachSizeAloneAndInOrder)
 {
     {
-        AllReduceExperiment exp(Star(4), 1);
+        AllReduceExperiment exp(StarBuilder(4).Build(), 1);
         exp.Run({4096, 1 << 20, 3000017}, Time(0));
         ASSERT_TRUE(exp.IsFinished());
         const auto& res = exp.GetResults();
@@ -90,7 +69,7 @@ TEST(AllReduceScenario, SweepRunsEachSizeAloneAndInOrder)
 TEST(AllReduceScenario, StopTimeEndsARunEarlyWithoutFinishing)
 {
     {
-        AllReduceExperiment exp(Star(4), 1);
+        AllReduceExperiment exp(StarBuilder(4).Build(), 1);
         exp.Run({64ULL << 20}, MicroSeconds(100));
         EXPECT_FALSE(exp.IsFinished());
         EXPECT_EQ(Simulator::Now(), MicroSeconds(100));

@@ -10,6 +10,7 @@
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/roce-egress-queue.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/star-builder.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -72,16 +73,7 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
     uint64_t pausesAfter = 0;
     std::vector<uint64_t> queue;
     {
-        FabricTopology topo;
-        for (uint32_t h = 0; h < 3; ++h)
-        {
-            topo.AddNode(FabricTopology::HOST, "h" + std::to_string(h), 0);
-        }
-        uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-        for (uint32_t h = 0; h < 3; ++h)
-        {
-            topo.AddLink(h, sw, 40000000000ULL, MicroSeconds(1));
-        }
+        const FabricTopology topo = StarBuilder(3).SetLinkRate(40000000000ULL).Build();
         EcmpRouteTable routes(topo);
         RoceFabricHelper fabric;
         fabric.SetInstallInternetStack(false);

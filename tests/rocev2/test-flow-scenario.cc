@@ -8,6 +8,7 @@
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/roce-flow-runner.h"
+#include "ns3/star-builder.h"
 
 #include <gtest/gtest.h>
 
@@ -15,22 +16,6 @@ using namespace ns3;
 
 namespace
 {
-
-FabricTopology
-Star(uint32_t n)
-{
-    FabricTopology topo;
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddNode(FabricTopology::HOST, "h" + std::to_string(h), 0);
-    }
-    uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddLink(h, sw, 100000000000ULL, MicroSeconds(1));
-    }
-    return topo;
-}
 
 void
 StopAll()
@@ -61,7 +46,7 @@ RunFlows(const FabricTopology& topo, const std::vector<FlowSpec>& flows)
 
 TEST(FlowScenario, ALoneFlowFinishesAtItsIdealFct)
 {
-    const auto r = RunFlows(Star(3), {{1, 0, 3, 1000000, MicroSeconds(5)}});
+    const auto r = RunFlows(StarBuilder(3).Build(), {{1, 0, 3, 1000000, MicroSeconds(5)}});
     ASSERT_EQ(r.size(), 1u);
     // Ideal, from first principles: 245 packets of 4096 (the last 576 bytes) + 82 bytes each at
     // 100 Gb/s, plus 2 cables and one store-and-forward of the last frame (576 + 82 bytes).
@@ -74,7 +59,8 @@ TEST(FlowScenario, ALoneFlowFinishesAtItsIdealFct)
 
 TEST(FlowScenario, TwoEqualFlowsIntoOneHostTakeTwiceAsLong)
 {
-    const auto r = RunFlows(Star(3), {{1, 0, 3, 4000000, Time(0)}, {2, 0, 3, 4000000, Time(0)}});
+    const auto r = RunFlows(StarBuilder(3).Build(),
+                            {{1, 0, 3, 4000000, Time(0)}, {2, 0, 3, 4000000, Time(0)}});
     ASSERT_EQ(r.size(), 2u);
     for (const auto& f : r)
     {

@@ -10,6 +10,7 @@
 #include "ns3/rdma-cc-dcqcn.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/star-builder.h"
 
 #include <gtest/gtest.h>
 #include <map>
@@ -115,23 +116,6 @@ class Lab
     std::vector<Flow> flows;
 };
 
-/// n hosts on one switch.
-FabricTopology
-Star(uint32_t n)
-{
-    FabricTopology topo;
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddNode(FabricTopology::HOST, "h" + std::to_string(h), 0);
-    }
-    uint32_t sw = topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-    for (uint32_t h = 0; h < n; ++h)
-    {
-        topo.AddLink(h, sw, RATE, MicroSeconds(1));
-    }
-    return topo;
-}
-
 /// Incast of `senders` hosts into host 0 through one switch with a 4 MB buffer (small
 /// enough that the flows pause, the default 32 MB would absorb them).
 void
@@ -139,7 +123,7 @@ RunIncast(Lab& lab, uint32_t senders, uint64_t perSender)
 {
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
     Config::SetDefault("ns3::RdmaQueuePair::AckTimeout", TimeValue(MicroSeconds(200)));
-    lab.Build(Star(senders + 1));
+    lab.Build(StarBuilder(senders + 1).Build());
     for (uint32_t s = 1; s <= senders; ++s)
     {
         lab.AddFlow(s, 0, perSender / (256 * 1024), 256 * 1024);
@@ -177,7 +161,7 @@ TEST(PfcScenario, Incast2To1IsLosslessAtLineRateAndPauses)
     uint64_t peakEgress = 0;
     uint64_t lastEgress = 1;
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
-    lab.Build(Star(3));
+    lab.Build(StarBuilder(3).Build());
     // The switch's port to the receiver (port 0 of the star): its priority-3 backlog.
     lab.fabric.GetSwitch(0)->GetPort(0)->TraceConnectWithoutContext(
         "EgressBytes",
@@ -386,7 +370,7 @@ TEST(PfcScenario, SlowHostNicPausesItsSenderThroughTheSwitch)
     // runs at the drain rate.
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
     Lab lab;
-    lab.Build(Star(2));
+    lab.Build(StarBuilder(2).Build());
     Ptr<RoceNicDevice> rx = lab.fabric.GetNic(0);
     rx->SetAttribute("RxDrainRate", DataRateValue(DataRate("50Gbps")));
     const uint64_t bytes = 32 * 256 * 1024;
@@ -412,7 +396,7 @@ TEST(PfcScenario, TrustPcpTagsRoceFramesAndPausesByPcp)
     Config::SetDefault("ns3::RoceNetDevice::Trust", StringValue("Pcp"));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
     Lab lab;
-    lab.Build(Star(3));
+    lab.Build(StarBuilder(3).Build());
     uint32_t tagged = 0;
     uint32_t untaggedData = 0;
     lab.fabric.GetNic(1)->TraceConnectWithoutContext(
@@ -449,7 +433,7 @@ TEST(PfcScenario, DscpMapMovesRoceToAnotherLosslessPriority)
     Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(1u << 5));
     Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1000 * 1000));
     Lab lab;
-    lab.Build(Star(3));
+    lab.Build(StarBuilder(3).Build());
     uint32_t a = lab.AddFlow(1, 0, 16, 256 * 1024);
     uint32_t b = lab.AddFlow(2, 0, 16, 256 * 1024);
     Simulator::Run();

@@ -17,6 +17,7 @@
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
 #include "ns3/simulator.h"
+#include "ns3/star-builder.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -65,16 +66,7 @@ class SwitchFabricTest : public ::testing::Test
     /// Hosts 0..n-1 each on their own port of one switch (port i faces host i).
     void BuildStar(uint32_t nHosts)
     {
-        std::vector<uint32_t> hosts;
-        for (uint32_t h = 0; h < nHosts; ++h)
-        {
-            hosts.push_back(m_topo.AddNode(FabricTopology::HOST, "host" + std::to_string(h), 0));
-        }
-        const uint32_t sw = m_topo.AddNode(FabricTopology::SWITCH, "sw", 1);
-        for (uint32_t h : hosts)
-        {
-            m_topo.AddLink(h, sw, RATE_100G, MicroSeconds(1));
-        }
+        m_topo = StarBuilder(nHosts).SetLinkRate(RATE_100G).Build();
         Finish();
     }
 

@@ -114,6 +114,21 @@ RdmaEngine::CreateQueuePair()
     return qp;
 }
 
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RdmaEngine::ConnectPair(Ptr<RdmaEngine> a,
+                        const Address& addressA,
+                        Ptr<RdmaEngine> b,
+                        const Address& addressB)
+{
+    Ptr<RdmaQueuePair> qa = a->CreateQueuePair();
+    Ptr<RdmaQueuePair> qb = b->CreateQueuePair();
+    const uint32_t psnA = (qa->GetQpn() * 7919u) & 0xFFFFFF;
+    const uint32_t psnB = (qb->GetQpn() * 104729u) & 0xFFFFFF;
+    qa->Connect(qb->GetQpn(), addressB, psnA, psnB);
+    qb->Connect(qa->GetQpn(), addressA, psnB, psnA);
+    return {qa, qb};
+}
+
 Ptr<RdmaQueuePair>
 RdmaEngine::GetQueuePair(uint32_t qpn) const
 {

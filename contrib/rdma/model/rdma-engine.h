@@ -13,6 +13,7 @@
 #include "ns3/object.h"
 #include "ns3/packet.h"
 
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -55,6 +56,17 @@ class RdmaEngine : public Object
 
     /// Create a queue pair with the next free QPN and this engine's congestion control.
     Ptr<RdmaQueuePair> CreateQueuePair();
+    /**
+     * Create a QP on each engine and connect them, as rdma_cm or NCCL's bootstrap exchange
+     * does. Each direction starts at its own PSN (real QPs pick them at random, IBTA 9.7.1.1;
+     * derived from the QPN here so runs stay deterministic).
+     * \return the QP on a and the QP on b
+     */
+    static std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> ConnectPair(Ptr<RdmaEngine> a,
+                                                                         const Address& addressA,
+                                                                         Ptr<RdmaEngine> b,
+                                                                         const Address& addressB);
+
     /// The QP with this number, or null.
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
     uint32_t GetNQueuePairs() const;
