@@ -118,11 +118,7 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
     }
-    if (opts.GetFabric() != "roce")
-    {
-        opts.Fail(InputError("--fabric=" + opts.GetFabric() + " is not available yet",
-                             "roce (InfiniBand and TCP come with their own issues)"));
-    }
+    opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
 
     RunOutput out(opts.GetOutDir());
     FabricTopology topology = FatTreeBuilder(k)
@@ -242,13 +238,7 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   retransmitted packets: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(exp.GetRetransmissions()));
-    std::printf("# simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops "
-                "(%.2f M hops/s)\n",
-                Simulator::Now().GetSeconds() * 1e3,
-                wallSeconds,
-                static_cast<unsigned long long>(Simulator::GetEventCount()),
-                static_cast<unsigned long long>(exp.GetPacketHops()),
-                exp.GetPacketHops() / wallSeconds / 1e6);
+    std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
     Simulator::Destroy();
     return 0;

@@ -112,11 +112,7 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
     }
-    if (opts.GetFabric() != "roce")
-    {
-        opts.Fail(InputError("--fabric=" + opts.GetFabric() + " is not available yet",
-                             "roce (InfiniBand and TCP come with their own issues)"));
-    }
+    opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
     FabricTopology topology;
     try
     {
@@ -326,10 +322,8 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(pfc.GetPfcFramesSent()),
                 static_cast<unsigned long long>(runner.GetCnpsReceived()));
-    std::printf("# simulated %.3f ms in %.2f s wall\n# results: %s, fct.csv, fct-bins.csv, "
-                "pfc.csv\n# plot: %s\n",
-                Simulator::Now().GetSeconds() * 1e3,
-                wallSeconds,
+    std::printf("# %s\n# results: %s, fct.csv, fct-bins.csv, pfc.csv\n# plot: %s\n",
+                out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());
     Simulator::Destroy();

@@ -114,11 +114,7 @@ main(int argc, char* argv[])
     {
         opts.Fail(InputError("--sampleInterval=0 is not an interval", "a time > 0, e.g. 1us"));
     }
-    if (opts.GetFabric() != "roce")
-    {
-        opts.Fail(InputError("--fabric=" + opts.GetFabric() + " has no PFC",
-                             "roce (PFC is RoCEv2's lossless Ethernet)"));
-    }
+    opts.RequireFabric("roce", "PFC is RoCEv2's lossless Ethernet");
     // Our options set the models' attributes; without them, --ns3::...=value or the defaults hold.
     pfcOptions.Apply();
     if (headroomGiven)
@@ -469,11 +465,7 @@ main(int argc, char* argv[])
     }
     const std::string plot = out.RenderGnuplot("pfc-incast.gp", "pfc-incast.png");
 
-    std::printf("# simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops\n",
-                Simulator::Now().GetSeconds() * 1e3,
-                wallSeconds,
-                static_cast<unsigned long long>(Simulator::GetEventCount()),
-                static_cast<unsigned long long>(fabric.GetPacketHops()));
+    std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s, pfc.csv, queues.csv\n# plot: %s\n",
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());

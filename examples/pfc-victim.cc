@@ -180,11 +180,7 @@ main(int argc, char* argv[])
     {
         opts.Fail(InputError("--sampleInterval=0 is not an interval", "a time > 0, e.g. 1us"));
     }
-    if (opts.GetFabric() != "roce")
-    {
-        opts.Fail(InputError("--fabric=" + opts.GetFabric() + " has no PFC",
-                             "roce (PFC is RoCEv2's lossless Ethernet)"));
-    }
+    opts.RequireFabric("roce", "PFC is RoCEv2's lossless Ethernet");
     if (opts.GetStop().IsStrictlyPositive() && opts.GetStop() < duration)
     {
         duration = opts.GetStop(); // --stop cuts the run short like everywhere else
@@ -581,11 +577,7 @@ main(int argc, char* argv[])
     }
     const std::string plot = out.RenderGnuplot("pfc-victim.gp", "pfc-victim.png");
 
-    std::printf("# simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops\n",
-                Simulator::Now().GetSeconds() * 1e3,
-                wallSeconds,
-                static_cast<unsigned long long>(Simulator::GetEventCount()),
-                static_cast<unsigned long long>(fabric.GetPacketHops()));
+    std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s, pfc.csv, queues.csv, throughput.csv\n# plot: %s\n",
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());

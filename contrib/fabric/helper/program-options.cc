@@ -628,6 +628,19 @@ ProgramOptions::OptionsAsJson() const
 }
 
 void
+ProgramOptions::RequireFabric(const std::string& fabric, const std::string& why) const
+{
+    for (const std::string& f : GetFabrics())
+    {
+        if (f != fabric)
+        {
+            Fail(InputError("--fabric=" + f + " is not available in " + GetProgram(),
+                            fabric + " (" + why + ")"));
+        }
+    }
+}
+
+void
 ProgramOptions::Fail(const InputError& error) const
 {
     Exit(error, false);

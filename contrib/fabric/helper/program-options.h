@@ -136,6 +136,13 @@ class ProgramOptions
     nlohmann::json OptionsAsJson() const;
 
     /**
+     * \brief End the program (one line, exit 2) unless every --fabric given is this one.
+     * \param fabric the fabric the program runs on, e.g. "roce"
+     * \param why why the others are not available, for the message
+     */
+    void RequireFabric(const std::string& fabric, const std::string& why) const;
+
+    /**
      * \brief Report a user mistake found after parsing (a file, a topology) and exit(2).
      * \param error the mistake
      */

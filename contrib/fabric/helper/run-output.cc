@@ -113,6 +113,23 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
 }
 
 std::string
+RunOutput::RunFiguresLine() const
+{
+    const nlohmann::json& sim = m_json.at("simulator");
+    const nlohmann::json& wall = m_json.at("wall");
+    char line[200];
+    std::snprintf(line,
+                  sizeof(line),
+                  "simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops (%.2f M hops/s)",
+                  sim.at("sim_time_us").get<double>() / 1e3,
+                  wall.at("seconds").get<double>(),
+                  sim.at("events").get<unsigned long long>(),
+                  sim.at("packet_hops").get<unsigned long long>(),
+                  wall.at("packet_hops_per_s").get<double>() / 1e6);
+    return line;
+}
+
+std::string
 RunOutput::RenderGnuplot(const std::string& script, const std::string& png) const
 {
     auto quote = [](const std::string& t) {

@@ -71,6 +71,10 @@ class RunOutput
      */
     void RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, double wallSeconds);
 
+    /** \return the recorded figures as the line every program ends with: "simulated X ms in Y s
+     * wall: E events, H packet-hops (Z M hops/s)"; call after RecordRunFigures() */
+    std::string RunFiguresLine() const;
+
     /**
      * \brief Render a gnuplot script of this folder to a PNG with Debian's gnuplot.
      * \param script the script's file name in the folder
