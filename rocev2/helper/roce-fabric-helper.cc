@@ -62,6 +62,9 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             Ptr<RoceSwitch> sw = CreateObject<RoceSwitch>();
             // Distinct seeds per switch avoid hash polarisation across tiers.
             sw->SetAttribute("EcmpSeed", UintegerValue(m_seed * 0x9E3779B97F4A7C15ULL + i));
+            // A fixed random stream per topology node (ECN marking draws): results do not
+            // depend on what else the process created before (FlowGenerator uses 1000-1001).
+            sw->AssignStreams(SWITCH_STREAM_BASE + i);
             nodes[i]->AggregateObject(sw);
             m_switches.push_back(sw);
             m_switchNodes.Add(nodes[i]);

@@ -43,6 +43,8 @@ class RoceFabricHelper
 
     /// Build everything; call once.
     void Build(const FabricTopology& topology, const EcmpRouteTable& routes);
+    /// Switch s (topology node index) draws from ns-3 random stream SWITCH_STREAM_BASE + s.
+    static constexpr int64_t SWITCH_STREAM_BASE = 1 << 20;
 
     uint32_t GetNHosts() const;
     Ptr<Node> GetHostNode(uint32_t host) const;

@@ -497,7 +497,7 @@ RoceNetDevice::TransmitNext()
         m_egressTrace(priority, m_queue->GetBytes(priority));
         if (!m_dequeueHandler.IsNull())
         {
-            m_dequeueHandler(frame->GetSize(), priority, meta);
+            m_dequeueHandler(frame, priority, meta);
         }
     }
     else

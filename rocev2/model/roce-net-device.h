@@ -48,8 +48,9 @@ class RoceNetDevice : public NetDevice
 
     /// Handler of every frame this port receives (the switch's forwarding, the NIC's demux).
     typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> RxHandler;
-    /// Called when a frame leaves the egress queue: (bytes, priority, metadata word).
-    typedef Callback<void, uint32_t, uint8_t, uint32_t> DequeueHandler;
+    /// Called when a frame leaves the egress queue, before it is serialised: (frame, priority,
+    /// metadata word). The handler may rewrite header bytes but not change the frame's size.
+    typedef Callback<void, Ptr<Packet>, uint8_t, uint32_t> DequeueHandler;
 
     bool Attach(Ptr<RoceChannel> channel);
     void SetDataRate(DataRate rate);

@@ -3,6 +3,7 @@
  */
 #include "roce-switch.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ethernet-header.h"
@@ -58,6 +59,16 @@ RoceSwitch::GetTypeId()
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&RoceSwitch::m_pmax),
                           MakeDoubleChecker<double>(1e-9, 1))
+            // Marking at dequeue is what the HPCC artifact's switch does (SwitchNotifyDequeue)
+            // and what shared-buffer ASICs approximate; it feeds back the queue a packet
+            // leaves, not the one it joined, a queueing delay sooner (Wu et al., "Tuning ECN
+            // for data center networks", CoNEXT 2012).
+            .AddAttribute("EcnMarkAtDequeue",
+                          "Mark when the packet leaves the egress queue (true) or when it joins "
+                          "it (false)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitch::m_markAtDequeue),
+                          MakeBooleanChecker())
             .AddAttribute("EcnReferenceRate",
                           "Port rate the ECN thresholds are given for; they scale linearly",
                           DataRateValue(DataRate("25Gbps")),
@@ -171,7 +182,10 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
     }
     m_portOfIfIndex[port->GetIfIndex()] = index;
     port->SetRxHandler(MakeCallback(&RoceSwitch::Receive, this));
-    port->SetDequeueHandler(MakeCallback(&RoceSwitch::Release, this));
+    port->SetDequeueHandler(RoceNetDevice::DequeueHandler(
+        [this, index](Ptr<Packet> frame, uint8_t priority, uint32_t meta) {
+            Dequeued(index, frame, priority, meta);
+        }));
     return index;
 }
 
@@ -352,20 +366,18 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     }
     m_bufferTrace(m_mmu->GetTotalUsed());
     ++m_forwarded;
-    // DCQCN congestion point: RED on the egress queue this packet joins (Zhu et al. 2015).
+    // DCQCN congestion point: RED on the egress queue (Zhu et al. 2015), here or at dequeue.
     const uint8_t ecn = ip[1] & 0x3;
-    if ((m_ecnPriorities & (1u << priority)) && (ecn == 1 || ecn == 2))
+    const bool ect = (m_ecnPriorities & (1u << priority)) && (ecn == 1 || ecn == 2);
+    if (ect && !m_markAtDequeue)
     {
-        const double p =
-            MarkingProbability(egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
-        if (p > 0 && m_uniform->GetValue() < p)
-        {
-            MarkCe(frame);
-            ++m_ecnMarks;
-        }
+        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
     }
-    // The egress queue hands this word back at dequeue: the ingress queue to release.
-    egress->Enqueue(frame, priority, (in << 16) | (uint32_t(priority) << 8));
+    // The egress queue hands this word back at dequeue: the ingress queue to release, and
+    // whether the packet may still be marked.
+    egress->Enqueue(frame,
+                    priority,
+                    (in << 16) | (uint32_t(priority) << 8) | (ect && m_markAtDequeue));
     UpdatePause(in, priority);
 }
 
@@ -413,11 +425,28 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
 }
 
 void
-RoceSwitch::Release(uint32_t bytes, uint8_t /*priority*/, uint32_t meta)
+RoceSwitch::MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate)
+{
+    const double p = MarkingProbability(queueBytes, portRate);
+    if (p > 0 && m_uniform->GetValue() < p)
+    {
+        MarkCe(frame);
+        ++m_ecnMarks;
+    }
+}
+
+void
+RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t /*priority*/, uint32_t meta)
 {
     const uint32_t in = meta >> 16;
     const uint8_t priority = (meta >> 8) & 0xFF;
-    m_mmu->Release(in, priority, bytes);
+    if (meta & 1)
+    {
+        // The queue the packet leaves behind, as HPCC's SwitchNotifyDequeue sees it.
+        Ptr<RoceNetDevice> egress = m_ports[port];
+        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
+    }
+    m_mmu->Release(in, priority, frame->GetSize());
     m_bufferTrace(m_mmu->GetTotalUsed());
     if (m_mmu->IsPaused(in, priority))
     {

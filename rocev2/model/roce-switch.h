@@ -111,7 +111,9 @@ class RoceSwitch : public Object
 
   private:
     void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
-    void Release(uint32_t bytes, uint8_t priority, uint32_t meta);
+    void Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t priority, uint32_t meta);
+    /// RED decision on a packet joining or leaving an egress queue of queueBytes.
+    void MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate);
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
     void UpdatePause(uint32_t port, uint8_t priority);
     static void MarkCe(Ptr<Packet> frame);
@@ -128,6 +130,7 @@ class RoceSwitch : public Object
     uint64_t m_seed;
     uint64_t m_forwarded{0};
     uint8_t m_ecnPriorities;
+    bool m_markAtDequeue;
     uint64_t m_kmin;
     uint64_t m_kmax;
     double m_pmax;

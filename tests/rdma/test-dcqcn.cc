@@ -174,3 +174,32 @@ TEST(DcqcnReactionPoint, RateTraceReportsEveryChange)
     EXPECT_NEAR(rates[1], 30e9, 1e6);
     EXPECT_NEAR(rates[2], 35e9, 1e6);
 }
+
+TEST(DcqcnReactionPoint, WithoutByteCounterTheTimerAloneReachesHyperIncrease)
+{
+    // hpcc preset: no byte counter, F = 1, Rai 20 Mb/s, Rhai 200 Mb/s, timer 300 us. As in the
+    // HPCC artifact's RateIncEventMlx, timer events move on to hyper increase by themselves.
+    ASSERT_TRUE(RdmaCcDcqcn::ApplyPreset("hpcc"));
+    Ptr<RdmaCcDcqcn> cc = CreateObject<RdmaCcDcqcn>();
+    cc->Init(DataRate("40Gbps"));
+    const Time timer = MicroSeconds(300);
+    std::vector<double> rt;
+    Simulator::Schedule(MicroSeconds(10), [&]() { cc->OnCongestionNotification(); });
+    // One timer increase later a second CNP clamps the target rate to the current rate.
+    const Time second = MicroSeconds(10) + timer + MicroSeconds(1);
+    Simulator::Schedule(second, [&]() { cc->OnCongestionNotification(); });
+    for (uint32_t k = 0; k <= 4; ++k)
+    {
+        Simulator::Schedule(second + timer * k + NanoSeconds(1),
+                            [&]() { rt.push_back(cc->GetTargetRateBps()); });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    Config::Reset();
+    ASSERT_EQ(rt.size(), 5u);
+    EXPECT_NEAR(rt[0], 30e9, 30e9 * 1e-3) << "clamped to the rate after one fast recovery";
+    EXPECT_NEAR(rt[1], rt[0], 1) << "stage 1: fast recovery keeps the target";
+    EXPECT_NEAR(rt[2] - rt[1], 200e6, 1e3) << "stage 2: hyper increase";
+    EXPECT_NEAR(rt[3] - rt[2], 200e6, 1e3) << "stage 3: hyper increase";
+    EXPECT_NEAR(rt[4] - rt[3], 200e6, 1e3) << "stage 4: hyper increase";
+}

@@ -69,6 +69,9 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
     Config::SetDefault("ns3::RoceSwitch::EcnKmax", UintegerValue(200000));
     Config::SetDefault("ns3::RoceSwitch::EcnPmax", DoubleValue(0.01));
     Config::SetDefault("ns3::RoceSwitch::EcnReferenceRate", DataRateValue(DataRate("40Gbps")));
+    // The paper's switches (Broadcom Trident II) decide WRED/ECN as a packet joins the queue.
+    // Marking at dequeue here leaves the flows at about 17.6 / 22.4 Gb/s in some windows.
+    Config::SetDefault("ns3::RoceSwitch::EcnMarkAtDequeue", BooleanValue(false));
     Meter meter{MilliSeconds(1), std::vector<std::vector<uint64_t>>(2)};
     uint64_t pausesAfter = 0;
     std::vector<uint64_t> queue;
@@ -135,4 +138,123 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
     }
     RecordProperty("queue_in_kmin_kmax", std::to_string(double(inBand) / queue.size()));
     EXPECT_GE(inBand, queue.size() * 7 / 10) << "queue mostly between Kmin and Kmax";
+}
+
+namespace
+{
+
+/// What an N:1 incast at 100G measured over its steady state.
+struct IncastResult
+{
+    double utilisation{0};        //!< receiver goodput (wire bytes) / line rate
+    std::vector<double> flowGbps; //!< each sender's share, Gb/s of wire bytes
+    double meanQueue{0};          //!< bottleneck queue, bytes
+    double kmax{0};               //!< Kmax at 100G, bytes
+    uint64_t pauses{0};           //!< PFC frames the switch sent in the window
+};
+
+IncastResult
+RunIncast(uint32_t n, const std::string& preset, Time from, Time to)
+{
+    EXPECT_TRUE(RdmaCcDcqcn::ApplyPreset(preset));
+    Config::SetDefault("ns3::RdmaEngine::CongestionControl", StringValue("ns3::RdmaCcDcqcn"));
+    const uint64_t rate = 100000000000ULL;
+    IncastResult r;
+    std::vector<uint64_t> bytes(n, 0);
+    std::vector<uint64_t> queue;
+    uint64_t pausesBefore = 0;
+    {
+        const FabricTopology topo = StarBuilder(n + 1).SetLinkRate(rate).Build();
+        EcmpRouteTable routes(topo);
+        RoceFabricHelper fabric;
+        fabric.SetInstallInternetStack(false);
+        fabric.Build(topo, routes);
+        for (uint32_t f = 0; f < n; ++f)
+        {
+            Ptr<RdmaQueuePair> tx = fabric.GetEngine(f + 1)->CreateQueuePair();
+            Ptr<RdmaQueuePair> rx = fabric.GetEngine(0)->CreateQueuePair();
+            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
+            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(f + 1), 0, 0);
+            rx->SetReceiveCallback(
+                Callback<void, uint64_t, uint32_t>([&bytes, f, from, to](uint64_t b, uint32_t) {
+                    const Time now = Simulator::Now();
+                    if (now >= from && now < to)
+                    {
+                        bytes[f] += b;
+                    }
+                }));
+            for (uint32_t m = 0; m < 16000; ++m)
+            {
+                tx->PostWrite(64 * 1024, true, m, m);
+            }
+        }
+        Ptr<RoceEgressQueue> q = fabric.GetSwitch(0)->GetPort(0)->GetQueue();
+        for (Time t = from; t < to; t += MicroSeconds(5))
+        {
+            Simulator::Schedule(t, [&queue, q]() { queue.push_back(q->GetBytes(3)); });
+        }
+        Ptr<RoceNetDevice> down = fabric.GetSwitch(0)->GetPort(0);
+        uint64_t wireBefore = 0;
+        Simulator::Schedule(from, [&]() {
+            pausesBefore = fabric.GetSwitch(0)->GetPfcFramesSent();
+            wireBefore = down->GetTxBytes() + down->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
+        });
+        Simulator::Stop(to);
+        Simulator::Run();
+        r.pauses = fabric.GetSwitch(0)->GetPfcFramesSent() - pausesBefore;
+        const uint64_t wire =
+            down->GetTxBytes() + down->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD - wireBefore;
+        r.utilisation = wire * 8 / (to - from).GetSeconds() / rate;
+        UintegerValue kmax;
+        fabric.GetSwitch(0)->GetAttribute("EcnKmax", kmax);
+        DataRateValue ref;
+        fabric.GetSwitch(0)->GetAttribute("EcnReferenceRate", ref);
+        r.kmax = double(kmax.Get()) * rate / ref.Get().GetBitRate();
+        Simulator::Destroy();
+    }
+    Config::Reset();
+    // Payload to wire: 4096-byte payload in 4178-byte frames plus 24 bytes of preamble/IFG.
+    const double wirePerPayload = (4096.0 + 82 + 24) / 4096;
+    for (uint64_t b : bytes)
+    {
+        r.flowGbps.push_back(b * wirePerPayload * 8 / (to - from).GetSeconds() / 1e9);
+    }
+    double sum = 0;
+    for (uint64_t b : queue)
+    {
+        sum += b;
+    }
+    r.meanQueue = queue.empty() ? 0 : sum / queue.size();
+    return r;
+}
+
+} // namespace
+
+/// N:1 incast at 100G, N = 2, 4, 8, 16, with the HPCC study set-up (hpcc preset, RED 400 KB /
+/// 1600 KB / 0.2 at 100G, marking at dequeue), each measured from 10 to 60 ms, once settled.
+TEST(DcqcnScenario, IncastFillsTheLinkAndSharesItWithAQueueBelowKmaxGrowingWithN)
+{
+    double previousQueue = 0;
+    for (uint32_t n : {2u, 4u, 8u, 16u})
+    {
+        SCOPED_TRACE("N = " + std::to_string(n));
+        const IncastResult r = RunIncast(n, "hpcc", MilliSeconds(10), MilliSeconds(60));
+        RecordProperty("utilisation_" + std::to_string(n), std::to_string(r.utilisation));
+        RecordProperty("mean_queue_bytes_" + std::to_string(n), std::to_string(r.meanQueue));
+        EXPECT_GE(r.utilisation, 0.95);
+        EXPECT_LT(r.meanQueue, r.kmax);
+        EXPECT_GT(r.meanQueue, previousQueue) << "mean queue grows with N";
+        previousQueue = r.meanQueue;
+        EXPECT_EQ(r.pauses, 0u) << "ECN, not PFC, holds the queue";
+        const double share = 100.0 / n;
+        // 10% of the fair share up to 8:1. At 16:1 the ConnectX rule of clamping the target
+        // rate only after a timer increase (ClampTargetRate false) leaves a flow that escaped
+        // cuts with a higher target for tens of ms: one flow measured +18% (seed 1).
+        const double tolerance = n <= 8 ? 0.10 : 0.20;
+        for (uint32_t f = 0; f < n; ++f)
+        {
+            EXPECT_NEAR(r.flowGbps[f], share, tolerance * share) << "flow " << f;
+        }
+        EXPECT_GE(Jain(r.flowGbps), 0.99);
+    }
 }

@@ -258,7 +258,9 @@ void
 RdmaCcDcqcn::Increase(bool /*fromTimer*/)
 {
     const double line = static_cast<double>(m_lineRate.GetBitRate());
-    const uint32_t byteStage = m_byteCounter ? m_byteStage : 0;
+    // Without a byte counter the timer alone drives the stages (the HPCC artifact's
+    // RateIncEventMlx: fast recovery, then additive, then hyper increase).
+    const uint32_t byteStage = m_byteCounter ? m_byteStage : m_timerStage;
     const uint32_t maxStage = std::max(m_timerStage, byteStage);
     const uint32_t minStage = std::min(m_timerStage, byteStage);
     if (maxStage > m_f)
