@@ -1,0 +1,733 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "scenario-file.h"
+
+#include "input-error.h"
+#include "units.h"
+
+#include "ns3/fat-tree-builder.h"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Json = nlohmann::json;
+
+/// The file being read and the JSON path of each element, for messages.
+class Reader
+{
+  public:
+    explicit Reader(std::string file)
+        : m_file(std::move(file))
+    {
+    }
+
+    [[noreturn]] void Fail(const std::string& path,
+                           const std::string& what,
+                           const std::string& expected) const
+    {
+        throw InputError(m_file + ": " + path + ": " + what, expected);
+    }
+
+    /// Every key of obj must be one of allowed (catches misspelt keys).
+    void OnlyKeys(const Json& obj,
+                  const std::string& path,
+                  const std::vector<std::string>& allowed) const
+    {
+        for (auto it = obj.begin(); it != obj.end(); ++it)
+        {
+            if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+            {
+                std::string list;
+                for (const auto& a : allowed)
+                {
+                    list += (list.empty() ? "" : ", ") + a;
+                }
+                Fail(path, "unknown key \"" + it.key() + "\"", "one of " + list);
+            }
+        }
+    }
+
+    const Json& Object(const Json& v, const std::string& path) const
+    {
+        if (!v.is_object())
+        {
+            Fail(path, "is " + std::string(v.type_name()), "an object");
+        }
+        return v;
+    }
+
+    const Json& Array(const Json& v, const std::string& path) const
+    {
+        if (!v.is_array())
+        {
+            Fail(path, "is " + std::string(v.type_name()), "an array");
+        }
+        return v;
+    }
+
+    const Json& Need(const Json& obj, const std::string& key, const std::string& path) const
+    {
+        auto it = obj.find(key);
+        if (it == obj.end())
+        {
+            Fail(path, "missing \"" + key + "\"", "a \"" + key + "\" member");
+        }
+        return *it;
+    }
+
+    std::string String(const Json& v, const std::string& path) const
+    {
+        if (!v.is_string())
+        {
+            Fail(path, "is " + std::string(v.type_name()), "a string");
+        }
+        return v.get<std::string>();
+    }
+
+    int64_t Integer(const Json& v, const std::string& path, int64_t lo, int64_t hi) const
+    {
+        if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+        {
+            Fail(path,
+                 v.dump() + " is not an integer in range",
+                 "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+        }
+        return v.get<int64_t>();
+    }
+
+    Time TimeOf(const Json& v, const std::string& path, bool allowNegative = false) const
+    {
+        const Time t = ParseTime(String(v, path), m_file + ": " + path);
+        if (t.IsStrictlyNegative() && !allowNegative)
+        {
+            Fail(path, "\"" + v.get<std::string>() + "\" is negative", "a time >= 0");
+        }
+        return t;
+    }
+
+    uint32_t NodeOf(const FabricTopology& topo, const Json& v, const std::string& path) const
+    {
+        const std::string name = String(v, path);
+        const int64_t id = topo.FindNode(name);
+        if (id < 0)
+        {
+            Fail(path, "no node named \"" + name + "\"", "a node name from the topology");
+        }
+        return static_cast<uint32_t>(id);
+    }
+
+    uint32_t HostOf(const FabricTopology& topo, const Json& v, const std::string& path) const
+    {
+        const uint32_t id = NodeOf(topo, v, path);
+        if (topo.GetHostIndex(id) < 0)
+        {
+            Fail(path, "\"" + v.get<std::string>() + "\" is a switch", "a host");
+        }
+        return static_cast<uint32_t>(topo.GetHostIndex(id));
+    }
+
+    uint8_t Priority(const Json& v, const std::string& path) const
+    {
+        return static_cast<uint8_t>(Integer(v, path, 0, 7));
+    }
+
+    const std::string& File() const
+    {
+        return m_file;
+    }
+
+  private:
+    std::string m_file;
+};
+
+std::string
+Index(const std::string& path, size_t i)
+{
+    return path + "[" + std::to_string(i) + "]";
+}
+
+void
+ReadTopology(const Reader& r, const Json& root, Scenario& s)
+{
+    DataRate rate("100Gbps"); // the fabric programs' default link (README)
+    Time delay = MicroSeconds(1);
+    if (root.contains("defaults"))
+    {
+        const Json& d = r.Object(root["defaults"], "$.defaults");
+        r.OnlyKeys(d, "$.defaults", {"rate", "delay"});
+        if (d.contains("rate"))
+        {
+            rate =
+                ParseRate(r.String(d["rate"], "$.defaults.rate"), r.File() + ": $.defaults.rate");
+        }
+        if (d.contains("delay"))
+        {
+            delay = r.TimeOf(d["delay"], "$.defaults.delay");
+        }
+    }
+    if (root.contains("fat-tree"))
+    {
+        if (root.contains("nodes") || root.contains("links"))
+        {
+            r.Fail("$.fat-tree", "given together with nodes/links", "one of the two");
+        }
+        const Json& ft = r.Object(root["fat-tree"], "$.fat-tree");
+        r.OnlyKeys(ft, "$.fat-tree", {"k"});
+        const int64_t k = r.Integer(r.Need(ft, "k", "$.fat-tree"), "$.fat-tree.k", 2, 64);
+        if (k % 2)
+        {
+            r.Fail("$.fat-tree.k", std::to_string(k) + " is odd", "an even arity");
+        }
+        s.topology = FatTreeBuilder(static_cast<uint32_t>(k))
+                         .SetHostLinkRate(rate.GetBitRate())
+                         .SetFabricLinkRate(rate.GetBitRate())
+                         .SetLinkDelay(delay)
+                         .Build();
+        return;
+    }
+    const Json& nodes = r.Array(r.Need(root, "nodes", "$"), "$.nodes");
+    for (size_t i = 0; i < nodes.size(); ++i)
+    {
+        const std::string path = Index("$.nodes", i);
+        const Json& n = r.Object(nodes[i], path);
+        r.OnlyKeys(n, path, {"name", "kind", "tier"});
+        const std::string name = r.String(r.Need(n, "name", path), path + ".name");
+        if (name.empty() || s.topology.FindNode(name) >= 0)
+        {
+            r.Fail(path + ".name", "\"" + name + "\" is empty or used twice", "a unique name");
+        }
+        const std::string kind = r.String(r.Need(n, "kind", path), path + ".kind");
+        if (kind != "host" && kind != "switch")
+        {
+            r.Fail(path + ".kind", "\"" + kind + "\"", "host or switch");
+        }
+        const bool host = kind == "host";
+        uint32_t tier = host ? 0 : 1;
+        if (n.contains("tier"))
+        {
+            tier = static_cast<uint32_t>(r.Integer(n["tier"], path + ".tier", host ? 0 : 1, 16));
+        }
+        s.topology.AddNode(host ? FabricTopology::HOST : FabricTopology::SWITCH, name, tier);
+    }
+    const Json& links = r.Array(r.Need(root, "links", "$"), "$.links");
+    for (size_t i = 0; i < links.size(); ++i)
+    {
+        const std::string path = Index("$.links", i);
+        const Json& l = r.Object(links[i], path);
+        r.OnlyKeys(l, path, {"between", "rate", "delay"});
+        const Json& ends = r.Array(r.Need(l, "between", path), path + ".between");
+        if (ends.size() != 2)
+        {
+            r.Fail(path + ".between", std::to_string(ends.size()) + " nodes", "two node names");
+        }
+        const uint32_t a = r.NodeOf(s.topology, ends[0], path + ".between[0]");
+        const uint32_t b = r.NodeOf(s.topology, ends[1], path + ".between[1]");
+        if (a == b)
+        {
+            r.Fail(path + ".between", "a link from a node to itself", "two different nodes");
+        }
+        const DataRate lr = l.contains("rate") ? ParseRate(r.String(l["rate"], path + ".rate"),
+                                                           r.File() + ": " + path + ".rate")
+                                               : rate;
+        const Time ld = l.contains("delay") ? r.TimeOf(l["delay"], path + ".delay") : delay;
+        s.topology.AddLink(a, b, lr.GetBitRate(), ld);
+    }
+    if (s.topology.GetNHosts() == 0)
+    {
+        r.Fail("$.nodes", "no host", "at least one node of kind host");
+    }
+}
+
+/// Whether, following every listed next hop from switch `from`, host `host` can be reached.
+bool
+Reaches(const Scenario& s, uint32_t from, uint32_t host)
+{
+    const uint32_t target = s.topology.GetHosts()[host];
+    std::set<uint32_t> seen{from};
+    std::vector<uint32_t> todo{from};
+    while (!todo.empty())
+    {
+        const uint32_t n = todo.back();
+        todo.pop_back();
+        auto sw = s.routes.find(n);
+        if (sw == s.routes.end())
+        {
+            continue;
+        }
+        auto dst = sw->second.find(host);
+        if (dst == sw->second.end())
+        {
+            continue;
+        }
+        for (uint16_t port : dst->second)
+        {
+            const uint32_t peer = s.topology.GetPeer(n, port).first;
+            if (peer == target)
+            {
+                return true;
+            }
+            if (s.topology.GetNode(peer).kind == FabricTopology::SWITCH && seen.insert(peer).second)
+            {
+                todo.push_back(peer);
+            }
+        }
+    }
+    return false;
+}
+
+void
+ReadRouting(const Reader& r, const Json& root, Scenario& s)
+{
+    if (!root.contains("routing"))
+    {
+        return;
+    }
+    const Json& v = root["routing"];
+    if (v.is_string())
+    {
+        const std::string mode = v.get<std::string>();
+        if (mode == "ecmp")
+        {
+            s.routing = RoutingMode::ECMP;
+        }
+        else if (mode == "up-down")
+        {
+            s.routing = RoutingMode::UP_DOWN;
+        }
+        else
+        {
+            r.Fail("$.routing", "\"" + mode + "\"", "ecmp, up-down or {\"static\": {...}}");
+        }
+        return;
+    }
+    const Json& obj = r.Object(v, "$.routing");
+    r.OnlyKeys(obj, "$.routing", {"static"});
+    const Json& tables = r.Object(r.Need(obj, "static", "$.routing"), "$.routing.static");
+    s.routing = RoutingMode::STATIC;
+    const FabricTopology& topo = s.topology;
+    for (auto sw = tables.begin(); sw != tables.end(); ++sw)
+    {
+        const std::string swPath = "$.routing.static." + sw.key();
+        const uint32_t node = r.NodeOf(topo, Json(sw.key()), swPath);
+        if (topo.GetNode(node).kind != FabricTopology::SWITCH)
+        {
+            r.Fail(swPath, "\"" + sw.key() + "\" is a host", "a switch (hosts do not forward)");
+        }
+        const Json& table = r.Object(sw.value(), swPath);
+        for (auto dst = table.begin(); dst != table.end(); ++dst)
+        {
+            const std::string dstPath = swPath + "." + dst.key();
+            const uint32_t host = r.HostOf(topo, Json(dst.key()), dstPath);
+            const Json& hops = r.Array(dst.value(), dstPath);
+            if (hops.empty())
+            {
+                r.Fail(dstPath, "no next hop", "one or more neighbour names");
+            }
+            std::vector<uint16_t> ports;
+            for (size_t i = 0; i < hops.size(); ++i)
+            {
+                const uint32_t next = r.NodeOf(topo, hops[i], Index(dstPath, i));
+                const auto& links = topo.GetPorts(node);
+                bool neighbour = false;
+                std::string names;
+                for (uint32_t p = 0; p < links.size(); ++p)
+                {
+                    const uint32_t peer = topo.GetPeer(node, p).first;
+                    names += (names.empty() ? "" : ", ") + topo.GetNode(peer).name;
+                    if (peer == next)
+                    {
+                        ports.push_back(static_cast<uint16_t>(p)); // parallel links: all
+                        neighbour = true;
+                    }
+                }
+                if (!neighbour)
+                {
+                    r.Fail(Index(dstPath, i),
+                           "\"" + topo.GetNode(next).name + "\" is not a neighbour of " + sw.key(),
+                           "one of " + names);
+                }
+            }
+            std::sort(ports.begin(), ports.end());
+            ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+            s.routes[node][host] = ports;
+        }
+    }
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        if (topo.GetNode(n).kind != FabricTopology::SWITCH)
+        {
+            continue;
+        }
+        std::string unreachable;
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            if (!Reaches(s, n, h))
+            {
+                unreachable +=
+                    (unreachable.empty() ? "" : ", ") + topo.GetNode(topo.GetHosts()[h]).name;
+            }
+        }
+        if (!unreachable.empty())
+        {
+            s.warnings.push_back("static routes leave " + unreachable + " unreachable from " +
+                                 topo.GetNode(n).name);
+        }
+    }
+}
+
+void
+ReadLossless(const Reader& r, const Json& root, Scenario& s)
+{
+    if (root.contains("ttl"))
+    {
+        s.ttl = static_cast<uint8_t>(r.Integer(root["ttl"], "$.ttl", 1, 255));
+    }
+    if (root.contains("pfc"))
+    {
+        const Json& v = root["pfc"];
+        if (v.is_string() && v.get<std::string>() == "off")
+        {
+            s.pfcPriorities = 0;
+        }
+        else if (v.is_array() && !v.empty())
+        {
+            s.pfcPriorities = 0;
+            for (size_t i = 0; i < v.size(); ++i)
+            {
+                s.pfcPriorities |= 1u << r.Priority(v[i], Index("$.pfc", i));
+            }
+        }
+        else
+        {
+            r.Fail("$.pfc", v.dump(), "a non-empty list of priorities 0-7, or \"off\"");
+        }
+    }
+    if (root.contains("cc"))
+    {
+        const Json& v = root["cc"];
+        if (v.is_string())
+        {
+            s.cc = v.get<std::string>();
+        }
+        else
+        {
+            r.Object(v, "$.cc");
+            r.OnlyKeys(v, "$.cc", {"scheme", "preset"});
+            s.cc = r.String(r.Need(v, "scheme", "$.cc"), "$.cc.scheme");
+            if (v.contains("preset"))
+            {
+                s.ccPreset = r.String(v["preset"], "$.cc.preset");
+            }
+        }
+    }
+    if (root.contains("attributes"))
+    {
+        const Json& a = r.Object(root["attributes"], "$.attributes");
+        for (auto it = a.begin(); it != a.end(); ++it)
+        {
+            const std::string path = "$.attributes." + it.key();
+            if (it.key().rfind("ns3::", 0) != 0)
+            {
+                r.Fail(path, "\"" + it.key() + "\"", "an attribute name ns3::Class::Attribute");
+            }
+            const Json& v = it.value();
+            std::string value;
+            if (v.is_string())
+            {
+                value = v.get<std::string>();
+            }
+            else if (v.is_number() || v.is_boolean())
+            {
+                value = v.dump();
+            }
+            else
+            {
+                r.Fail(path, "is " + std::string(v.type_name()), "a string, number or boolean");
+            }
+            s.attributes.emplace_back(it.key(), value);
+        }
+    }
+}
+
+void
+ReadFlows(const Reader& r, const Json& root, Scenario& s)
+{
+    if (!root.contains("flows"))
+    {
+        return;
+    }
+    const Json& flows = r.Array(root["flows"], "$.flows");
+    for (size_t i = 0; i < flows.size(); ++i)
+    {
+        const std::string path = Index("$.flows", i);
+        const Json& f = r.Object(flows[i], path);
+        r.OnlyKeys(f, path, {"src", "dst", "priority", "size", "start"});
+        FlowSpec spec;
+        spec.src = r.HostOf(s.topology, r.Need(f, "src", path), path + ".src");
+        spec.dst = r.HostOf(s.topology, r.Need(f, "dst", path), path + ".dst");
+        if (spec.src == spec.dst)
+        {
+            r.Fail(path, "src and dst are the same host", "two different hosts");
+        }
+        spec.priority = f.contains("priority") ? r.Priority(f["priority"], path + ".priority")
+                                               : 3; // RDMA's lossless class (README)
+        spec.bytes = ParseSize(r.String(r.Need(f, "size", path), path + ".size"),
+                               r.File() + ": " + path + ".size");
+        if (spec.bytes == 0)
+        {
+            r.Fail(path + ".size", "0 bytes", "a size >= 1 byte");
+        }
+        spec.start = f.contains("start") ? r.TimeOf(f["start"], path + ".start") : Time(0);
+        s.flows.push_back(spec);
+    }
+}
+
+uint32_t
+LinkOf(const Reader& r, const Scenario& s, const Json& v, const std::string& path)
+{
+    const Json& ends = r.Array(v, path);
+    if (ends.size() != 2)
+    {
+        r.Fail(path, std::to_string(ends.size()) + " nodes", "the two node names of a link");
+    }
+    const uint32_t a = r.NodeOf(s.topology, ends[0], path + "[0]");
+    const uint32_t b = r.NodeOf(s.topology, ends[1], path + "[1]");
+    const auto& ports = s.topology.GetPorts(a);
+    for (uint32_t p = 0; p < ports.size(); ++p)
+    {
+        if (s.topology.GetPeer(a, p).first == b)
+        {
+            return ports[p];
+        }
+    }
+    r.Fail(path,
+           "no link between " + ends[0].get<std::string>() + " and " + ends[1].get<std::string>(),
+           "two linked nodes");
+}
+
+void
+ReadEvents(const Reader& r, const Json& root, Scenario& s)
+{
+    if (!root.contains("events"))
+    {
+        return;
+    }
+    const Json& events = r.Array(root["events"], "$.events");
+    for (size_t i = 0; i < events.size(); ++i)
+    {
+        const std::string path = Index("$.events", i);
+        const Json& e = r.Object(events[i], path);
+        ScenarioEvent ev;
+        ev.path = path;
+        ev.at = r.TimeOf(r.Need(e, "at", path), path + ".at");
+        ev.rerouteAfter = Time(-1);
+        if (e.contains("link-down") || e.contains("link-up"))
+        {
+            const bool down = e.contains("link-down");
+            r.OnlyKeys(e, path, {"at", down ? "link-down" : "link-up", "reroute-after"});
+            ev.kind = down ? ScenarioEvent::LINK_DOWN : ScenarioEvent::LINK_UP;
+            const std::string key = down ? "link-down" : "link-up";
+            ev.link = LinkOf(r, s, e[key], path + "." + key);
+            if (e.contains("reroute-after"))
+            {
+                ev.rerouteAfter = r.TimeOf(e["reroute-after"], path + ".reroute-after");
+            }
+        }
+        else if (e.contains("pause-storm"))
+        {
+            r.OnlyKeys(e, path, {"at", "pause-storm", "priority"});
+            ev.kind = ScenarioEvent::PAUSE_STORM;
+            ev.host = r.HostOf(s.topology, e["pause-storm"], path + ".pause-storm");
+            ev.priority = r.Priority(r.Need(e, "priority", path), path + ".priority");
+        }
+        else if (e.contains("stop-sender"))
+        {
+            r.OnlyKeys(e, path, {"at", "stop-sender"});
+            ev.kind = ScenarioEvent::STOP_SENDER;
+            ev.host = r.HostOf(s.topology, e["stop-sender"], path + ".stop-sender");
+        }
+        else
+        {
+            r.Fail(path, "no event kind", "one of link-down, link-up, pause-storm, stop-sender");
+        }
+        s.events.push_back(ev);
+    }
+    std::stable_sort(s.events.begin(),
+                     s.events.end(),
+                     [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.at < b.at; });
+}
+
+void
+ReadMonitors(const Reader& r, const Json& root, Scenario& s)
+{
+    // Defaults: sample every 100 us, report a cycle stuck for 1 ms; SONiC pfcwd's defaults
+    // (detection 200 ms, restoration 200 ms, polled every 100 ms) scaled down 1000x for
+    // simulated milliseconds.
+    s.detector = {false, MicroSeconds(100), MilliSeconds(1)};
+    s.watchdog = {false, MicroSeconds(100), MicroSeconds(200), true, MicroSeconds(200)};
+    if (root.contains("detector"))
+    {
+        const Json& d = root["detector"];
+        if (d.is_boolean())
+        {
+            s.detector.enabled = d.get<bool>();
+        }
+        else
+        {
+            r.Object(d, "$.detector");
+            r.OnlyKeys(d, "$.detector", {"interval", "persist"});
+            s.detector.enabled = true;
+            if (d.contains("interval"))
+            {
+                s.detector.interval = r.TimeOf(d["interval"], "$.detector.interval");
+            }
+            if (d.contains("persist"))
+            {
+                s.detector.persist = r.TimeOf(d["persist"], "$.detector.persist");
+            }
+            if (!s.detector.interval.IsStrictlyPositive())
+            {
+                r.Fail("$.detector.interval", "0", "a time > 0");
+            }
+        }
+    }
+    if (root.contains("watchdog"))
+    {
+        const Json& w = root["watchdog"];
+        if (w.is_boolean())
+        {
+            s.watchdog.enabled = w.get<bool>();
+            return;
+        }
+        r.Object(w, "$.watchdog");
+        r.OnlyKeys(w, "$.watchdog", {"poll", "detect", "action", "restore"});
+        s.watchdog.enabled = true;
+        if (w.contains("poll"))
+        {
+            s.watchdog.poll = r.TimeOf(w["poll"], "$.watchdog.poll");
+        }
+        if (w.contains("detect"))
+        {
+            s.watchdog.detect = r.TimeOf(w["detect"], "$.watchdog.detect");
+        }
+        if (w.contains("restore"))
+        {
+            s.watchdog.restore = r.TimeOf(w["restore"], "$.watchdog.restore");
+        }
+        if (w.contains("action"))
+        {
+            const std::string a = r.String(w["action"], "$.watchdog.action");
+            if (a != "drop" && a != "forward")
+            {
+                r.Fail("$.watchdog.action", "\"" + a + "\"", "drop or forward");
+            }
+            s.watchdog.drop = a == "drop";
+        }
+        if (!s.watchdog.poll.IsStrictlyPositive())
+        {
+            r.Fail("$.watchdog.poll", "0", "a time > 0");
+        }
+    }
+}
+
+/// 1-based line and column of a byte offset.
+std::string
+LineColumn(const std::string& text, size_t offset)
+{
+    offset = std::min(offset, text.size());
+    size_t line = 1;
+    size_t column = 1;
+    for (size_t i = 0; i + 1 < offset; ++i)
+    {
+        if (text[i] == '\n')
+        {
+            ++line;
+            column = 1;
+        }
+        else
+        {
+            ++column;
+        }
+    }
+    return std::to_string(line) + ":" + std::to_string(column);
+}
+
+} // namespace
+
+Scenario
+ScenarioFile::Read(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw InputError(path + ": cannot be read", "a readable scenario file (JSON)");
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return Parse(text.str(), path);
+}
+
+Scenario
+ScenarioFile::Parse(const std::string& text, const std::string& file)
+{
+    Json root;
+    try
+    {
+        root = Json::parse(text);
+    }
+    catch (const Json::parse_error& e)
+    {
+        std::string why = e.what();
+        const size_t colon = why.rfind(": ");
+        why = colon == std::string::npos ? why : why.substr(colon + 2);
+        throw InputError(file + ":" + LineColumn(text, e.byte) + ": not valid JSON: " + why,
+                         "JSON (docs/scenario-format.md)");
+    }
+    const Reader r(file);
+    r.Object(root, "$");
+    r.OnlyKeys(root,
+               "$",
+               {"name",
+                "defaults",
+                "fat-tree",
+                "nodes",
+                "links",
+                "routing",
+                "ttl",
+                "pfc",
+                "cc",
+                "attributes",
+                "flows",
+                "events",
+                "detector",
+                "watchdog",
+                "stop"});
+    Scenario s;
+    s.file = file;
+    s.name = root.contains("name") ? r.String(root["name"], "$.name")
+                                   : file.substr(file.find_last_of('/') + 1);
+    ReadTopology(r, root, s);
+    ReadRouting(r, root, s);
+    ReadLossless(r, root, s);
+    ReadFlows(r, root, s);
+    ReadEvents(r, root, s);
+    ReadMonitors(r, root, s);
+    s.stop = r.TimeOf(r.Need(root, "stop", "$"), "$.stop");
+    if (!s.stop.IsStrictlyPositive())
+    {
+        r.Fail("$.stop", "0", "a time > 0 (a deadlocked fabric never finishes by itself)");
+    }
+    return s;
+}
+
+} // namespace ns3

@@ -1,0 +1,111 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef SCENARIO_FILE_H
+#define SCENARIO_FILE_H
+
+#include "flow-file.h"
+
+#include "ns3/fabric-topology.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// How switches choose next hops.
+enum class RoutingMode
+{
+    ECMP,    //!< every shortest path (EcmpRouteTable)
+    UP_DOWN, //!< shortest up*/down* paths: once a packet goes down a tier it never goes up
+    STATIC   //!< the routes the file lists, nothing else
+};
+
+/// Something that happens at a time during a scenario.
+struct ScenarioEvent
+{
+    enum Kind
+    {
+        LINK_DOWN,   //!< the link stops carrying frames (both directions)
+        LINK_UP,     //!< it carries them again
+        PAUSE_STORM, //!< a host's NIC starts sending PFC pause frames forever
+        STOP_SENDER  //!< a host stops starting new packets on all its queue pairs
+    };
+
+    Kind kind;
+    Time at;
+    std::string path;    //!< JSON path of the event, for messages
+    uint32_t link{0};    //!< LINK_DOWN/UP: topology link id
+    Time rerouteAfter;   //!< LINK_DOWN/UP: recompute routes this long after (negative: never)
+    uint32_t host{0};    //!< PAUSE_STORM/STOP_SENDER: host index
+    uint8_t priority{0}; //!< PAUSE_STORM: the paused priority
+};
+
+/// The PFC deadlock detector's settings.
+struct DetectorSpec
+{
+    bool enabled{false};
+    Time interval; //!< how often the wait-for graph is sampled while something is paused
+    Time persist;  //!< a cycle without progress this long is reported
+};
+
+/// The PFC watchdog's settings (SONiC's pfcwd terms).
+struct WatchdogSpec
+{
+    bool enabled{false};
+    Time poll;       //!< how often queues are checked
+    Time detect;     //!< paused this long without draining: storm
+    bool drop{true}; //!< action: drop the queue's packets (true) or forward ignoring pause
+    Time restore;    //!< storm-free this long: PFC back on
+};
+
+/**
+ * \ingroup fabric
+ * \brief A self-contained experiment read from a JSON scenario file (docs/scenario-format.md):
+ * topology, routing, lossless settings, traffic, timed events, detector and outputs.
+ */
+struct Scenario
+{
+    std::string file; //!< where it was read from
+    std::string name; //!< "name", or the file's base name
+    FabricTopology topology;
+    RoutingMode routing{RoutingMode::ECMP};
+    /// STATIC routing: switch node id -> destination host index -> egress ports, ascending.
+    std::map<uint32_t, std::map<uint32_t, std::vector<uint16_t>>> routes;
+    uint8_t ttl{64};                //!< IPv4 TTL the hosts send with
+    uint8_t pfcPriorities{1u << 3}; //!< priorities with PFC (0: PFC off)
+    std::string cc{"none"};         //!< congestion control name (RdmaCcHelper)
+    std::string ccPreset;           //!< its preset, or empty
+    /// ns-3 attribute defaults to set, in file order: ("ns3::Class::Attribute", value).
+    std::vector<std::pair<std::string, std::string>> attributes;
+    std::vector<FlowSpec> flows;
+    std::vector<ScenarioEvent> events; //!< sorted by time, file order among equal times
+    DetectorSpec detector;
+    WatchdogSpec watchdog;
+    Time stop; //!< end of the simulation (required: deadlocked runs never finish by themselves)
+    /// Problems that do not stop the run, e.g. a destination a static route table cannot reach.
+    std::vector<std::string> warnings;
+};
+
+/**
+ * \ingroup fabric
+ * \brief Reads scenario files. Every mistake throws InputError naming the file, the JSON path
+ * of the offending element (e.g. `$.links[3].between[1]`) and what was expected; a JSON syntax
+ * error names the line and column.
+ */
+class ScenarioFile
+{
+  public:
+    /// \param path the file \return the scenario \throw InputError on any mistake
+    static Scenario Read(const std::string& path);
+    /// \param text the JSON text \param file name used in messages \return the scenario
+    static Scenario Parse(const std::string& text, const std::string& file);
+};
+
+} // namespace ns3
+
+#endif /* SCENARIO_FILE_H */

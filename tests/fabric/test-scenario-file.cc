@@ -1,0 +1,206 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Scenario files: what they describe, and the messages for each kind of mistake.
+ */
+
+#include "ns3/input-error.h"
+#include "ns3/scenario-file.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Four switches in a ring, one host on each, static clockwise routes (the PFC deadlock ring).
+const char* RING = R"({
+  "name": "ring4",
+  "defaults": {"rate": "100Gbps", "delay": "1us"},
+  "nodes": [
+    {"name": "s0", "kind": "switch"}, {"name": "s1", "kind": "switch"},
+    {"name": "s2", "kind": "switch"}, {"name": "s3", "kind": "switch"},
+    {"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"},
+    {"name": "h2", "kind": "host"}, {"name": "h3", "kind": "host"}
+  ],
+  "links": [
+    {"between": ["s0", "s1"]}, {"between": ["s1", "s2"]},
+    {"between": ["s2", "s3"]}, {"between": ["s3", "s0"], "rate": "40Gbps", "delay": "2us"},
+    {"between": ["h0", "s0"]}, {"between": ["h1", "s1"]},
+    {"between": ["h2", "s2"]}, {"between": ["h3", "s3"]}
+  ],
+  "routing": {"static": {
+    "s0": {"h0": ["h0"], "h1": ["s1"], "h2": ["s1"], "h3": ["s1"]},
+    "s1": {"h1": ["h1"], "h2": ["s2"], "h3": ["s2"], "h0": ["s2"]},
+    "s2": {"h2": ["h2"], "h3": ["s3"], "h0": ["s3"], "h1": ["s3"]},
+    "s3": {"h3": ["h3"], "h0": ["s0"], "h1": ["s0"], "h2": ["s0"]}
+  }},
+  "ttl": 16,
+  "pfc": [3, 4],
+  "cc": {"scheme": "dcqcn", "preset": "hpcc"},
+  "attributes": {"ns3::RoceSwitch::EcnKmin": 5000, "ns3::SwitchMmu::BufferSize": "4MiB"},
+  "flows": [
+    {"src": "h0", "dst": "h2", "size": "1GiB"},
+    {"src": "h1", "dst": "h3", "size": "1GiB", "start": "10us", "priority": 4}
+  ],
+  "events": [
+    {"at": "2ms", "stop-sender": "h0"},
+    {"at": "1ms", "link-down": ["s3", "s0"], "reroute-after": "100us"},
+    {"at": "1ms", "pause-storm": "h3", "priority": 3}
+  ],
+  "detector": {"interval": "50us", "persist": "500us"},
+  "watchdog": {"action": "forward"},
+  "stop": "20ms"
+})";
+
+/// The message of the InputError Parse throws for this text ("" if it does not throw).
+std::string
+ErrorOf(const std::string& text)
+{
+    try
+    {
+        ScenarioFile::Parse(text, "case.json");
+    }
+    catch (const InputError& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+/// RING with `from` replaced by `to` (which must occur).
+std::string
+RingWith(const std::string& from, const std::string& to)
+{
+    std::string s = RING;
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(ScenarioFile, ReadsTheRing)
+{
+    const Scenario s = ScenarioFile::Parse(RING, "ring.json");
+    EXPECT_EQ(s.name, "ring4");
+    EXPECT_EQ(s.topology.GetNNodes(), 8u);
+    EXPECT_EQ(s.topology.GetNHosts(), 4u);
+    ASSERT_EQ(s.topology.GetNLinks(), 8u);
+    EXPECT_EQ(s.topology.GetLink(0).rateBps, 100000000000ULL);
+    EXPECT_EQ(s.topology.GetLink(3).rateBps, 40000000000ULL);
+    EXPECT_EQ(s.topology.GetLink(3).delay, MicroSeconds(2));
+    EXPECT_EQ(s.routing, RoutingMode::STATIC);
+    // s0's ports: 0 to s1, 1 to s3, 2 to h0. Host indexes follow node order: h0 = 0.
+    EXPECT_EQ(s.routes.at(0).at(2), std::vector<uint16_t>{0});
+    EXPECT_EQ(s.routes.at(0).at(0), std::vector<uint16_t>{2});
+    EXPECT_TRUE(s.warnings.empty());
+    EXPECT_EQ(s.ttl, 16);
+    EXPECT_EQ(s.pfcPriorities, (1u << 3) | (1u << 4));
+    EXPECT_EQ(s.cc, "dcqcn");
+    EXPECT_EQ(s.ccPreset, "hpcc");
+    ASSERT_EQ(s.attributes.size(), 2u);
+    EXPECT_EQ(s.attributes[0].second, "5000");
+    ASSERT_EQ(s.flows.size(), 2u);
+    EXPECT_EQ(s.flows[0].priority, 3);
+    EXPECT_EQ(s.flows[1].priority, 4);
+    EXPECT_EQ(s.flows[1].bytes, 1ULL << 30);
+    EXPECT_EQ(s.flows[1].start, MicroSeconds(10));
+    ASSERT_EQ(s.events.size(), 3u);
+    EXPECT_EQ(s.events[0].kind, ScenarioEvent::LINK_DOWN); // sorted by time, stable
+    EXPECT_EQ(s.events[0].link, 3u);
+    EXPECT_EQ(s.events[0].rerouteAfter, MicroSeconds(100));
+    EXPECT_EQ(s.events[1].kind, ScenarioEvent::PAUSE_STORM);
+    EXPECT_EQ(s.events[1].host, 3u);
+    EXPECT_EQ(s.events[2].kind, ScenarioEvent::STOP_SENDER);
+    EXPECT_TRUE(s.detector.enabled);
+    EXPECT_EQ(s.detector.persist, MicroSeconds(500));
+    EXPECT_TRUE(s.watchdog.enabled);
+    EXPECT_FALSE(s.watchdog.drop);
+    EXPECT_EQ(s.stop, MilliSeconds(20));
+}
+
+TEST(ScenarioFile, GeneratedFatTreeWithUpDownRouting)
+{
+    const Scenario s = ScenarioFile::Parse(
+        R"({"fat-tree": {"k": 4}, "routing": "up-down", "stop": "1ms",
+            "flows": [{"src": "host0", "dst": "host15", "size": "1MiB"}]})",
+        "ft.json");
+    EXPECT_EQ(s.topology.GetNHosts(), 16u);
+    EXPECT_EQ(s.routing, RoutingMode::UP_DOWN);
+    EXPECT_FALSE(s.detector.enabled);
+    EXPECT_EQ(s.name, "ft.json");
+}
+
+TEST(ScenarioFile, UnreachableDestinationIsAWarningNamingSwitchAndHost)
+{
+    // s2 forgets h0: s2 and the switches routing h0 through s2 (s1) cannot reach it.
+    const Scenario s =
+        ScenarioFile::Parse(RingWith(R"("s2": {"h2": ["h2"], "h3": ["s3"], "h0": ["s3"],)",
+                                     R"("s2": {"h2": ["h2"], "h3": ["s3"],)"),
+                            "ring.json");
+    ASSERT_EQ(s.warnings.size(), 2u);
+    EXPECT_EQ(s.warnings[0], "static routes leave h0 unreachable from s1");
+    EXPECT_EQ(s.warnings[1], "static routes leave h0 unreachable from s2");
+}
+
+TEST(ScenarioFile, StaticRouteToANonNeighbour)
+{
+    EXPECT_EQ(ErrorOf(RingWith(R"("h1": ["s1"], "h2": ["s1"])", R"("h1": ["s1"], "h2": ["s2"])")),
+              "case.json: $.routing.static.s0.h2[0]: \"s2\" is not a neighbour of s0 (expected "
+              "one of s1, s3, h0)");
+}
+
+TEST(ScenarioFile, LinkToAnUndefinedNode)
+{
+    EXPECT_EQ(ErrorOf(RingWith(R"({"between": ["h2", "s2"]})", R"({"between": ["h2", "s9"]})")),
+              "case.json: $.links[6].between[1]: no node named \"s9\" (expected a node name from "
+              "the topology)");
+}
+
+TEST(ScenarioFile, EventAtANegativeTime)
+{
+    const std::string e =
+        ErrorOf(RingWith(R"({"at": "2ms", "stop-sender")", R"({"at": "-2ms", "stop-sender")"));
+    EXPECT_NE(e.find("case.json: $.events[0].at"), std::string::npos) << e;
+}
+
+TEST(ScenarioFile, PriorityOutsideZeroToSeven)
+{
+    EXPECT_EQ(ErrorOf(RingWith(R"("pfc": [3, 4])", R"("pfc": [3, 8])")),
+              "case.json: $.pfc[1]: 8 is not an integer in range (expected an integer from 0 to "
+              "7)");
+    EXPECT_NE(
+        ErrorOf(RingWith(R"("priority": 4})", R"("priority": -1})")).find("$.flows[1].priority"),
+        std::string::npos);
+}
+
+TEST(ScenarioFile, OtherMistakesNameTheirPath)
+{
+    EXPECT_NE(ErrorOf(RingWith(R"("ttl": 16)", R"("tll": 16)")).find("$: unknown key \"tll\""),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(RingWith(R"("stop": "20ms")", R"("stop": "soon")")).find("$.stop"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(RingWith(R"({"src": "h0", "dst": "h2")", R"({"src": "h0", "dst": "s2")"))
+                  .find("$.flows[0].dst: \"s2\" is a switch"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(RingWith(R"("link-down": ["s3", "s0"])", R"("link-down": ["s3", "s1"])"))
+                  .find("$.events[1].link-down: no link between s3 and s1"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(RingWith(R"("action": "forward")", R"("action": "ignore")"))
+                  .find("$.watchdog.action"),
+              std::string::npos);
+}
+
+TEST(ScenarioFile, SyntaxErrorNamesLineAndColumn)
+{
+    const std::string e = ErrorOf("{\n  \"stop\": \"1ms\",\n  \"nodes\": [,]\n}");
+    EXPECT_EQ(e.rfind("case.json:3:", 0), 0u) << e;
+    EXPECT_NE(e.find("not valid JSON"), std::string::npos);
+}
+
+TEST(ScenarioFile, MissingFile)
+{
+    EXPECT_THROW(ScenarioFile::Read("/nonexistent/scenario.json"), InputError);
+}
