@@ -257,3 +257,91 @@ TEST(FabricEcmp, HostsDoNotForward)
     EXPECT_EQ(routes2.GetHopCount(c2, 0), 4U);
     EXPECT_EQ(routes2.GetNextHops(c2, 0), std::vector<uint16_t>({1}));
 }
+
+namespace
+{
+
+/// Whether every path the routes allow from node to host h climbs no tier after descending.
+bool
+ValleyFree(const FabricTopology& topo,
+           const EcmpRouteTable& routes,
+           uint32_t node,
+           uint32_t h,
+           bool descended,
+           uint32_t budget)
+{
+    if (node == topo.GetHosts()[h])
+    {
+        return true;
+    }
+    const auto& hops = routes.GetNextHops(node, h);
+    if (hops.empty() || budget == 0)
+    {
+        return false; // stuck or looping: not a path at all
+    }
+    for (uint16_t port : hops)
+    {
+        const uint32_t peer = topo.GetPeer(node, port).first;
+        const bool up = topo.GetNode(peer).tier > topo.GetNode(node).tier;
+        if ((up && descended) || !ValleyFree(topo, routes, peer, h, descended || !up, budget - 1))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+TEST(FabricEcmp, UpDownRoutingNeverBouncesAfterALinkFailure)
+{
+    // The FailedLinks case: with edge0-0 -- agg0-0 cut, shortest paths bounce through pod 0
+    // (agg0-0 -> edge0-1 -> agg0-1 -> edge0-0), the down-up turn behind PFC deadlocks.
+    const FabricTopology topo = FatTreeBuilder(4).Build();
+    const uint32_t edge00 = Id(topo, "edge0-0");
+    const uint32_t agg00 = Id(topo, "agg0-0");
+    std::vector<bool> up(topo.GetNLinks(), true);
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        const auto& link = topo.GetLink(l);
+        up[l] = !((link.nodeA == edge00 && link.nodeB == agg00) ||
+                  (link.nodeA == agg00 && link.nodeB == edge00));
+    }
+    EcmpRouteTable shortest;
+    shortest.Compute(topo, up);
+    // A packet for host0 at agg0-0 (in flight when the link failed) goes down and back up.
+    EXPECT_FALSE(ValleyFree(topo, shortest, agg00, 0, false, 16));
+
+    EcmpRouteTable upDown;
+    upDown.Compute(topo, up, true);
+    // agg0-0 lost its only way down to host0 and nothing above it has one: unreachable, so
+    // nobody routes host0's traffic through it or through cores 0 and 1.
+    EXPECT_EQ(upDown.GetHopCount(agg00, 0), EcmpRouteTable::UNREACHABLE);
+    EXPECT_EQ(upDown.GetHopCount(Id(topo, "core0"), 0), EcmpRouteTable::UNREACHABLE);
+    // edge1-0 climbs only to agg1-1 (port 3), then core 2 or 3, agg0-1, edge0-0: 6 hops.
+    EXPECT_EQ(upDown.GetNextHops(Id(topo, "edge1-0"), 0), std::vector<uint16_t>({3}));
+    EXPECT_EQ(upDown.GetHopCount(Id(topo, "host4"), 0), 6U);
+    // Every host still reaches every other host, and no path has a valley.
+    for (uint32_t s = 0; s < topo.GetNHosts(); ++s)
+    {
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            if (s != h)
+            {
+                EXPECT_TRUE(ValleyFree(topo, upDown, topo.GetHosts()[s], h, false, 16))
+                    << "host" << s << " -> host" << h;
+            }
+        }
+    }
+    // Without failures a fat-tree's shortest paths are already up-down: same tables.
+    EcmpRouteTable plain(topo);
+    EcmpRouteTable plainUpDown;
+    plainUpDown.Compute(topo, {}, true);
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+        {
+            EXPECT_EQ(plain.GetNextHops(n, h), plainUpDown.GetNextHops(n, h));
+        }
+    }
+}

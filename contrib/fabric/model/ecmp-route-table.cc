@@ -6,6 +6,7 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -22,7 +23,9 @@ EcmpRouteTable::EcmpRouteTable(const FabricTopology& topology)
 }
 
 void
-EcmpRouteTable::Compute(const FabricTopology& topology, const std::vector<bool>& linkUp)
+EcmpRouteTable::Compute(const FabricTopology& topology,
+                        const std::vector<bool>& linkUp,
+                        bool upDown)
 {
     NS_LOG_FUNCTION(this << topology.GetNNodes() << topology.GetNLinks());
     const uint32_t nNodes = topology.GetNNodes();
@@ -57,22 +60,39 @@ EcmpRouteTable::Compute(const FabricTopology& topology, const std::vector<bool>&
     }
 
     std::vector<uint32_t> dist(nNodes);
+    std::vector<uint32_t> down(nNodes);
     std::vector<uint32_t> queue;
     queue.reserve(nNodes);
     std::vector<uint16_t> ports;
+    // up*/down*: switches by tier, highest first (a node's up-neighbours come before it).
+    std::vector<uint32_t> byTier(nNodes);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        byTier[n] = n;
+    }
+    std::stable_sort(byTier.begin(), byTier.end(), [&topology](uint32_t a, uint32_t b) {
+        return topology.GetNode(a).tier > topology.GetNode(b).tier;
+    });
+    auto tier = [&topology](uint32_t n) { return topology.GetNode(n).tier; };
     for (uint32_t h = 0; h < nHosts; ++h)
     {
-        // Links are full-duplex, so a BFS from the destination gives every node's distance to it.
         const uint32_t dst = topology.GetHosts()[h];
-        dist.assign(nNodes, UNREACHABLE);
+        auto forwards = [&topology, dst](uint32_t peer) {
+            // A path may end at a host, never pass through one.
+            return peer == dst || topology.GetNode(peer).kind == FabricTopology::SWITCH;
+        };
+        // Links are full-duplex, so a BFS from the destination gives every node's distance to
+        // it. For up*/down*, the BFS only climbs tiers: down[n] is the shortest path from n that
+        // only goes down.
+        std::vector<uint32_t>& bfs = upDown ? down : dist;
+        bfs.assign(nNodes, UNREACHABLE);
         queue.clear();
-        dist[dst] = 0;
+        bfs[dst] = 0;
         queue.push_back(dst);
         for (std::size_t head = 0; head < queue.size(); ++head)
         {
             const uint32_t u = queue[head];
-            // Hosts do not forward: a path may end at a host, never pass through one.
-            if (u != dst && topology.GetNode(u).kind == FabricTopology::HOST)
+            if (!forwards(u))
             {
                 continue;
             }
@@ -84,10 +104,30 @@ EcmpRouteTable::Compute(const FabricTopology& topology, const std::vector<bool>&
                     continue;
                 }
                 const uint32_t v = topology.GetPeer(u, p).first;
-                if (dist[v] == UNREACHABLE)
+                if (bfs[v] == UNREACHABLE && (!upDown || tier(v) > tier(u)))
                 {
-                    dist[v] = dist[u] + 1;
+                    bfs[v] = bfs[u] + 1;
                     queue.push_back(v);
+                }
+            }
+        }
+        if (upDown)
+        {
+            // A node that cannot go straight down climbs to the nearest one that can: the
+            // routing is a function of the destination only, and a packet that once went
+            // down always finds a down path (Schroeder et al., Autonet, 1991).
+            for (uint32_t n : byTier)
+            {
+                dist[n] = down[n];
+                const auto& nPorts = topology.GetPorts(n);
+                for (uint32_t p = 0; down[n] == UNREACHABLE && p < nPorts.size(); ++p)
+                {
+                    const uint32_t peer = topology.GetPeer(n, p).first;
+                    if (isUp(nPorts[p]) && tier(peer) > tier(n) && forwards(peer) &&
+                        dist[peer] != UNREACHABLE)
+                    {
+                        dist[n] = std::min(dist[n], dist[peer] + 1);
+                    }
                 }
             }
         }
@@ -107,11 +147,16 @@ EcmpRouteTable::Compute(const FabricTopology& topology, const std::vector<bool>&
                     continue;
                 }
                 const uint32_t peer = topology.GetPeer(n, p).first;
-                // The peer must be closer and able to carry the packet on (the destination, or
-                // a switch).
-                const bool forwards =
-                    peer == dst || topology.GetNode(peer).kind == FabricTopology::SWITCH;
-                if (forwards && dist[peer] + 1 == dist[n])
+                // The peer must be closer and able to carry the packet on; under up*/down*,
+                // down if a down path exists, else up.
+                bool next = forwards(peer) && dist[peer] + 1 == dist[n];
+                if (upDown)
+                {
+                    next = next && (down[n] != UNREACHABLE
+                                        ? tier(peer) < tier(n) && down[peer] + 1 == down[n]
+                                        : tier(peer) > tier(n));
+                }
+                if (next)
                 {
                     ports.push_back(static_cast<uint16_t>(p));
                 }

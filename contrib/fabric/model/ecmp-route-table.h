@@ -48,8 +48,15 @@ class EcmpRouteTable
      * \param topology the fabric
      * \param linkUp per link id, whether it carries traffic; empty means all up. Its size must
      * otherwise equal topology.GetNLinks() (else std::invalid_argument).
+     * \param upDown restrict paths to up-down routing by node tier (Autonet's up and down
+     * paths): a packet never climbs a tier after descending one, which rules out PFC deadlocks
+     * caused by routing (e.g. the bounce after a link failure in a Clos). A node that has a path
+     * going only down uses it; otherwise it goes up towards the nearest node that has one.
+     * Links between nodes of equal tier are unused.
      */
-    void Compute(const FabricTopology& topology, const std::vector<bool>& linkUp = {});
+    void Compute(const FabricTopology& topology,
+                 const std::vector<bool>& linkUp = {},
+                 bool upDown = false);
 
     /**
      * \param node node id
