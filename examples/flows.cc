@@ -7,6 +7,7 @@
  *   ./ns3 run 'flows --flows=examples/flows-incast.txt'
  *   ./ns3 run 'flows --flows=my-hpcc-flow.txt --k=8 --cc=dcqcn --ccPreset=hpcc'
  *   ./ns3 run 'flows --workload=websearch --load=0.3 --duration=2ms --cc=dcqcn'
+ *   ./ns3 run 'flows --flows=examples/flows-incast.txt --cc=dcqcn --sample=10us'
  */
 
 #include "ns3/clos-builder.h"
@@ -15,6 +16,7 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/flow-file.h"
 #include "ns3/flow-generator.h"
+#include "ns3/flow-rate-monitor.h"
 #include "ns3/hpcc-topology-reader.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/pfc-options.h"
@@ -23,11 +25,14 @@
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/run-output.h"
+#include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 using namespace ns3;
 
@@ -52,6 +57,41 @@ Quantile(const std::vector<double>& sorted, double q)
     return sorted[std::min(i, sorted.size() - 1)];
 }
 
+/// Flows and ports the time-series plot draws at most (a plot of thousands is unreadable).
+constexpr uint32_t MAX_PLOTTED = 8;
+
+/**
+ * The ports named by --samplePorts: "node:port,node:port,...".
+ * \throw InputError for an entry that is not node:port
+ */
+std::vector<std::pair<std::string, uint32_t>>
+ParsePortList(const std::string& text)
+{
+    std::vector<std::pair<std::string, uint32_t>> ports;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        const size_t colon = item.rfind(':');
+        const std::string index = colon == std::string::npos ? "" : item.substr(colon + 1);
+        if (colon == 0 || index.empty() ||
+            index.find_first_not_of("0123456789") != std::string::npos || index.size() > 9)
+        {
+            throw InputError("\"" + item + "\" is not a port", "node:port, e.g. edge0-0:0");
+        }
+        const std::pair<std::string, uint32_t> port(item.substr(0, colon), std::stoul(index));
+        if (std::find(ports.begin(), ports.end(), port) == ports.end())
+        {
+            ports.push_back(port); // a port listed twice is sampled once
+        }
+    }
+    if (ports.empty())
+    {
+        throw InputError("no port given", "node:port,... e.g. edge0-0:0");
+    }
+    return ports;
+}
+
 } // namespace
 
 int
@@ -66,6 +106,8 @@ main(int argc, char* argv[])
     std::string topologyPath;
     double load = 0.3;
     Time duration = MilliSeconds(1);
+    Time sample(0);
+    std::string samplePorts;
 
     ProgramOptions opts("flows",
                         "A flow-level workload (a flow file) on a k-ary fat-tree over RoCEv2: "
@@ -88,6 +130,14 @@ main(int argc, char* argv[])
                   topologyPath);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
+    opts.AddValue("sample",
+                  "write rates.csv (every flow's sending rate) and queues.csv (queue lengths) "
+                  "every this interval, and plot them; 0 = off",
+                  sample);
+    opts.AddValue("samplePorts",
+                  "with --sample: the ports of queues.csv, node:port,... (names as in pfc.csv); "
+                  "empty = the switch port facing each flow's receiver",
+                  samplePorts);
     PfcOptions pfcOptions;
     pfcOptions.AddOptions(opts);
     RdmaCcHelper cc;
@@ -111,6 +161,10 @@ main(int argc, char* argv[])
     {
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
+    }
+    if (!samplePorts.empty() && sample.IsZero())
+    {
+        opts.Fail(InputError("--samplePorts without --sample", "--sample=TIME as well, e.g. 10us"));
     }
     opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
     FabricTopology topology;
@@ -173,6 +227,55 @@ main(int argc, char* argv[])
     RoceFlowRunner runner(fabric, topology, routes);
     runner.Schedule(flows);
     runner.SetFinishedCallback(MakeCallback(&StopAll));
+
+    // Time series (--sample): rates.csv from each sender's congestion control, queues.csv
+    // from PfcMonitor's sampler on the chosen ports (default: the switch port facing each
+    // receiver, where an incast's queue builds).
+    FlowRateMonitor rates(runner);
+    std::vector<std::string> sampledPorts;
+    if (sample.IsStrictlyPositive())
+    {
+        std::vector<std::pair<std::string, uint32_t>> ports;
+        if (samplePorts.empty())
+        {
+            std::set<uint32_t> receivers;
+            for (const auto& f : flows)
+            {
+                receivers.insert(f.dst);
+            }
+            for (uint32_t h : receivers)
+            {
+                const auto [node, port] = topology.GetPeer(topology.GetHosts()[h], 0);
+                ports.emplace_back(topology.GetNode(node).name, port);
+            }
+        }
+        else
+        {
+            try
+            {
+                ports = ParsePortList(samplePorts);
+            }
+            catch (const InputError& e)
+            {
+                opts.Fail(e.WithContext("--samplePorts"));
+            }
+        }
+        for (const auto& [node, port] : ports)
+        {
+            try
+            {
+                pfc.AddSampledPort(node, port);
+            }
+            catch (const InputError& e)
+            {
+                opts.Fail(e.WithContext("--samplePorts"));
+            }
+            sampledPorts.push_back(node + ":" + std::to_string(port));
+        }
+        auto running = [&runner, &flows]() { return runner.GetFinished() < flows.size(); };
+        pfc.StartSampler(out.OpenCsv("queues.csv", pfc.GetSamplerColumns()), sample, running);
+        rates.Start(out.OpenCsv("rates.csv", FlowRateMonitor::Columns()), sample, running);
+    }
     Time lastStart(0);
     for (const auto& f : flows)
     {
@@ -188,6 +291,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     progress.Stop();
     pfc.Finish();
+    rates.Finish();
     const double wallSeconds = wall.GetSeconds();
 
     auto csv = out.OpenCsv(
@@ -268,7 +372,60 @@ main(int argc, char* argv[])
            << "'' using 1:4 with linespoints title '95th', "
            << "'' using 1:5 with linespoints title '99th'\n";
     }
-    const std::string plot = out.RenderGnuplot("flows.gp", "flows.png");
+    // gnuplot fails on an empty fct-bins.csv (a run stopped before any flow finished).
+    const std::string plot = bySize.empty() ? std::string("none (no flow finished)")
+                                            : out.RenderGnuplot("flows.gp", "flows.png");
+    std::string seriesPlot;
+    if (sample.IsStrictlyPositive())
+    {
+        // Rate of the first flows and egress queue of the first sampled ports over time; the
+        // CSVs hold them all.
+        const double endUs = Simulator::Now().GetSeconds() * 1e6;
+        const bool ms = endUs > 2000;
+        const std::string t = ms ? "($1/1000)" : "1";
+        const uint32_t nFlows = std::min<uint32_t>(flows.size(), MAX_PLOTTED);
+        const size_t nPorts = std::min<size_t>(sampledPorts.size(), MAX_PLOTTED);
+        std::ofstream gp(out.PathOf("timeseries.gp"));
+        gp << "# gnuplot script written by flows; run it in this folder: gnuplot timeseries.gp\n"
+           << "set terminal pngcairo size 900,640 font 'sans,9'\n"
+           << "set output 'timeseries.png'\n"
+           << "set datafile separator ','\n"
+           << "set multiplot layout 2,1 title 'flows: sending rate and egress queue over time "
+           << "(cc " << cc.GetName() << ", sampled every " << FormatTime(sample) << ")'\n"
+           << "set grid\nset lmargin at screen 0.1\nset rmargin at screen 0.8\n"
+           << "set xrange [0:" << (ms ? endUs / 1000 : endUs) << "]\n"
+           << "set key outside right top\nset format x ''\n"
+           << "set ylabel 'sending rate (Gb/s)'\nset yrange [0:*]\n";
+        // rates.csv interleaves the flows and gnuplot breaks a line at every filtered-out row,
+        // so each flow's clause repeats its own last point on the other flows' rows (x<i> and
+        // y<i> hold it; NaN before the flow's first row).
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            gp << "x" << i << " = NaN; y" << i << " = NaN\n";
+        }
+        gp << "plot ";
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            const std::string x = "x" + std::to_string(i);
+            const std::string y = "y" + std::to_string(i);
+            gp << (i ? ", \\\n     " : "") << "'rates.csv' using (column(2) == " << i << " ? (" << x
+               << " = " << (ms ? "$1/1000" : "$1") << ", " << y << " = $3, " << x << ") : " << x
+               << "):(" << y << ") with steps lw 1.5 title 'flow " << i << "'";
+        }
+        gp << "\n"
+           << "set format x '%g'\nset xlabel 'time (" << (ms ? "ms" : "us") << ")'\n"
+           << "set ylabel 'egress queue (KB)'\n"
+           << "plot ";
+        for (size_t i = 0; i < nPorts; ++i)
+        {
+            gp << (i ? ", " : "") << "'queues.csv' using " << t << ":($"
+               << pfc.GetSamplerColumn(sampledPorts[i] + ":egress_B") << "/1000) with lines lw 1.5 "
+               << "title '" << sampledPorts[i] << "'";
+        }
+        gp << "\nunset multiplot\n";
+        gp.close();
+        seriesPlot = out.RenderGnuplot("timeseries.gp", "timeseries.png");
+    }
     std::sort(slowdowns.begin(), slowdowns.end());
 
     nlohmann::json& j = out.Json();
@@ -288,6 +445,13 @@ main(int argc, char* argv[])
                   {"slowdown_max", slowdowns.empty() ? 0.0 : slowdowns.back()},
                   {"cc", cc.GetName()},
                   {"cnps", runner.GetCnpsReceived()}};
+    if (sample.IsStrictlyPositive())
+    {
+        j["sampling"] = {{"interval_us", sample.GetPicoSeconds() / 1e6},
+                         {"samples", rates.GetSamples()},
+                         {"rates_rows", rates.GetRows()},
+                         {"queue_ports", sampledPorts}};
+    }
     uint64_t dropTotal = 0;
     nlohmann::json byReason = nlohmann::json::object();
     for (const auto& [reason, n] : fabric.GetDrops())
@@ -322,10 +486,15 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(pfc.GetPfcFramesSent()),
                 static_cast<unsigned long long>(runner.GetCnpsReceived()));
-    std::printf("# %s\n# results: %s, fct.csv, fct-bins.csv, pfc.csv\n# plot: %s\n",
+    std::printf("# %s\n# results: %s, fct.csv, fct-bins.csv, pfc.csv%s\n# plot: %s\n",
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str(),
+                sample.IsStrictlyPositive() ? ", rates.csv, queues.csv" : "",
                 plot.c_str());
+    if (!seriesPlot.empty())
+    {
+        std::printf("# plot: %s\n", seriesPlot.c_str());
+    }
     Simulator::Destroy();
     return 0;
 }

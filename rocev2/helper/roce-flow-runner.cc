@@ -47,6 +47,7 @@ RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
     {
         const uint32_t id = static_cast<uint32_t>(m_records.size());
         m_records.push_back({f, Time(0), IdealFct(f)});
+        m_senders.emplace_back();
         Simulator::Schedule(f.start, &RoceFlowRunner::Start, this, id);
     }
 }
@@ -63,8 +64,18 @@ RoceFlowRunner::Start(uint32_t id)
     rx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
     rx->SetReceiveCallback(
         Callback<void, uint64_t, uint32_t>([this, id](uint64_t, uint32_t) { Received(id); }));
+    m_senders[id] = tx;
+    if (!m_started.IsNull())
+    {
+        m_started(id); // before the first packet, so observers see every rate change
+    }
     tx->PostWrite(f.bytes, true, id, id);
-    m_senders.push_back(tx);
+}
+
+Ptr<RdmaQueuePair>
+RoceFlowRunner::GetSender(uint32_t id) const
+{
+    return m_senders.at(id);
 }
 
 uint64_t
@@ -73,7 +84,7 @@ RoceFlowRunner::GetCnpsReceived() const
     uint64_t n = 0;
     for (const auto& qp : m_senders)
     {
-        n += qp->GetCnpsReceived();
+        n += qp ? qp->GetCnpsReceived() : 0;
     }
     return n;
 }
@@ -92,6 +103,12 @@ void
 RoceFlowRunner::SetFinishedCallback(Callback<void> cb)
 {
     m_done = cb;
+}
+
+void
+RoceFlowRunner::SetStartedCallback(Callback<void, uint32_t> cb)
+{
+    m_started = cb;
 }
 
 const std::vector<FlowRecord>&

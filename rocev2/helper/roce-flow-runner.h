@@ -44,12 +44,21 @@ class RoceFlowRunner
     void Schedule(const std::vector<FlowSpec>& flows);
     /// Called once when every flow has finished.
     void SetFinishedCallback(Callback<void> cb);
+    /// Called when a flow starts, with its id (index in GetRecords()), once its sender queue
+    /// pair exists.
+    void SetStartedCallback(Callback<void, uint32_t> cb);
     const std::vector<FlowRecord>& GetRecords() const;
     uint32_t GetFinished() const;
     /// CNPs the flows' senders received (DCQCN's congestion notifications).
     uint64_t GetCnpsReceived() const;
     /// Ideal FCT of a flow (see the class description).
     Time IdealFct(const FlowSpec& spec) const;
+    /**
+     * The sender queue pair of a flow (its congestion control is GetCongestionOps()).
+     * \param id the flow's index in GetRecords()
+     * \return the queue pair, or null before the flow started
+     */
+    Ptr<RdmaQueuePair> GetSender(uint32_t id) const;
 
   private:
     void Start(uint32_t id);
@@ -59,10 +68,11 @@ class RoceFlowRunner
     const FabricTopology& m_topology;
     const EcmpRouteTable& m_routes;
     std::vector<FlowRecord> m_records;
-    std::vector<Ptr<RdmaQueuePair>> m_senders;
+    std::vector<Ptr<RdmaQueuePair>> m_senders; //!< by flow id; null until the flow starts
     uint32_t m_finished{0};
     uint32_t m_payload;
     Callback<void> m_done;
+    Callback<void, uint32_t> m_started;
 };
 
 } // namespace ns3
