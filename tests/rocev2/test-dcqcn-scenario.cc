@@ -213,8 +213,9 @@ RunIncast(uint32_t n, const std::string& preset, Time from, Time to)
         Simulator::Destroy();
     }
     Config::Reset();
-    // Payload to wire: 4096-byte payload in 4178-byte frames plus 24 bytes of preamble/IFG.
-    const double wirePerPayload = (4096.0 + 82 + 24) / 4096;
+    // Payload to wire: a 4096-byte payload travels in a 4154-byte frame (Ethernet, IPv4, UDP,
+    // BTH, ICRC) plus 24 bytes of preamble, FCS and gap: 82 bytes per packet.
+    const double wirePerPayload = (4096.0 + 82) / 4096;
     for (uint64_t b : bytes)
     {
         r.flowGbps.push_back(b * wirePerPayload * 8 / (to - from).GetSeconds() / 1e9);
