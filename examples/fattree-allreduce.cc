@@ -16,6 +16,7 @@
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-nic-device.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
@@ -126,6 +127,8 @@ main(int argc, char* argv[])
                                   .SetFabricLinkRate(linkRate.GetBitRate())
                                   .SetLinkDelay(linkDelay)
                                   .Build();
+    // HPCC's base RTT from this fabric, before the queue pairs exist.
+    cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
     AllReduceExperiment exp(topology, opts.GetSeed());
     exp.SetProgress(true);
     if (!opts.GetPcapDir().empty())

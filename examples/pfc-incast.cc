@@ -23,6 +23,7 @@
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/roce-nic-device.h"
 #include "ns3/run-output.h"
 #include "ns3/star-builder.h"
 #include "ns3/units.h"
@@ -145,6 +146,8 @@ main(int argc, char* argv[])
     // An InputError here (e.g. a buffer smaller than its headroom) ends the program with one
     // line and exit code 2 (ProgramOptions' terminate handler).
     fabric.Build(topo, EcmpRouteTable(topo));
+    // HPCC's base RTT from this fabric, before the queue pairs exist.
+    cc.ConfigureForFabric(topo, RoceNicDevice::ENCAP_OVERHEAD);
     if (!opts.GetPcapDir().empty())
     {
         RunOutput pcapDir(opts.GetPcapDir()); // creates the directory or fails clearly

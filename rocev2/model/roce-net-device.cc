@@ -70,6 +70,15 @@ RoceNetDevice::GetTypeId()
                 StringValue(""),
                 MakeStringAccessor(&RoceNetDevice::SetDscpMap, &RoceNetDevice::GetDscpMap),
                 MakeStringChecker())
+            // Bit 0: the INT specification (v2.1, 5.7.2) lets a DSCP value or bit announce
+            // the INT shim after the UDP header; bit 0 leaves DSCP >> 3 (the RoCE class
+            // convention) unchanged: 26 becomes 27, both priority 3.
+            .AddAttribute("IntDscpBit",
+                          "DSCP bit that marks packets carrying an INT header after the UDP "
+                          "header (HPCC); ignored when classifying",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RoceNetDevice::m_intDscpBit),
+                          MakeUintegerChecker<uint8_t>(0, 5))
             // Priority 3: the lossless RoCE class of NVIDIA's RoCE configuration guides
             // (DSCP 26 -> priority 3, the QP default).
             .AddAttribute("PfcEnabled",
@@ -212,7 +221,13 @@ RoceNetDevice::TxTime(uint32_t frameBytes) const
 uint8_t
 RoceNetDevice::PriorityOfDscp(uint8_t dscp) const
 {
-    return m_dscpToPriority[dscp & 63];
+    return m_dscpToPriority[dscp & 63 & ~GetIntDscpMask()];
+}
+
+uint8_t
+RoceNetDevice::GetIntDscpMask() const
+{
+    return static_cast<uint8_t>(1u << m_intDscpBit);
 }
 
 RoceNetDevice::Trust

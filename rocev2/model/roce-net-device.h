@@ -102,8 +102,11 @@ class RoceNetDevice : public NetDevice
         TRUST_PCP,  //!< the 802.1Q tag's PCP; a NIC then tags its RoCE frames (VID 0)
     };
 
-    /// Priority of a DSCP value: DSCP >> 3 unless DscpToPriority says otherwise.
+    /// Priority of a DSCP value: DSCP >> 3 unless DscpToPriority says otherwise. The INT bit
+    /// (IntDscpBit) is not part of the class: a DSCP with it maps as the DSCP without it.
     uint8_t PriorityOfDscp(uint8_t dscp) const;
+    /// The DSCP bit that announces an INT header after the UDP header (1 << IntDscpBit).
+    uint8_t GetIntDscpMask() const;
     Trust GetTrust() const;
     /**
      * Classify a frame from its first bytes.
@@ -193,6 +196,7 @@ class RoceNetDevice : public NetDevice
 
     Trust m_trust;
     std::array<uint8_t, 64> m_dscpToPriority;
+    uint8_t m_intDscpBit;
     std::string m_dscpOverrides;
     std::deque<Ptr<Packet>> m_controlQueue; //!< MAC Control frames, sent before any class
     uint8_t m_pfcEnabled;

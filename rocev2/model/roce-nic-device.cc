@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ib-opcode.h"
+#include "ns3/int-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
@@ -93,6 +94,7 @@ RoceNicDevice::SetEngine(Ptr<RdmaEngine> engine, Ipv4Address address)
                          ENCAP_OVERHEAD,
                          MakeCallback(&RoceNicDevice::Kick, this),
                          MakeCallback(&RoceNicDevice::SendControl, this));
+    m_engine->SetTelemetryOverhead(IntHeader::SIZE);
     m_engine->SetTransmitFilter(MakeCallback(&RoceNicDevice::MayTransmit, this));
 }
 
@@ -140,8 +142,22 @@ RoceNicDevice::Kick()
 }
 
 void
-RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp, uint8_t dscp, bool ect) const
+RoceNicDevice::Encapsulate(Ptr<Packet> p,
+                           Ptr<RdmaQueuePair> qp,
+                           uint8_t dscp,
+                           bool ect,
+                           bool withInt) const
 {
+    // The INT bit must mean what it says: receivers and switches parse an INT header after
+    // the UDP header of every RoCE packet that has it.
+    NS_ABORT_MSG_IF(!withInt && (dscp & GetIntDscpMask()),
+                    "DSCP " << +dscp << " of QP " << qp->GetQpn()
+                            << " has the INT bit (ns3::RoceNetDevice::IntDscpBit) set; use a "
+                               "DSCP without it");
+    if (withInt)
+    {
+        dscp |= GetIntDscpMask();
+    }
     UdpHeader udp;
     udp.SetSourcePort(SourcePortOfQp(qp->GetQpn()));
     udp.SetDestinationPort(ROCEV2_PORT);
@@ -177,14 +193,18 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp, uint8_t dscp, b
 }
 
 void
-RoceNicDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p)
+RoceNicDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo)
 {
     // ACK/NAK travel in the QP's class; CNPs in their own (first BTH byte = opcode).
     uint8_t opcode = 0;
     p->CopyData(&opcode, 1);
     const uint8_t dscp =
         opcode == IbOpcodeToByte(IbOpcode::CNP) ? m_cnpDscp : qp->GetTrafficClass();
-    Encapsulate(p, qp, dscp, false);
+    if (echo)
+    {
+        p->AddHeader(*echo);
+    }
+    Encapsulate(p, qp, dscp, false, echo != nullptr);
     Enqueue(p, PriorityOfDscp(dscp));
 }
 
@@ -197,7 +217,12 @@ RoceNicDevice::PullFrame(uint8_t& priority, Time& wakeAt)
     {
         return nullptr;
     }
-    Encapsulate(p, qp, qp->GetTrafficClass(), m_ecn);
+    const bool withInt = qp->GetCongestionOps()->WantsTelemetry();
+    if (withInt)
+    {
+        p->AddHeader(IntHeader(IntHeader::STAMP)); // no hops yet: switches append them
+    }
+    Encapsulate(p, qp, qp->GetTrafficClass(), m_ecn, withInt);
     priority = PriorityOfDscp(qp->GetTrafficClass());
     return p;
 }
@@ -226,13 +251,14 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
         frame->RemoveHeader(udp);
         ++m_roceRx;
         const bool ce = ip.GetEcn() == Ipv4Header::ECN_CE;
+        const bool withInt = (static_cast<uint8_t>(ip.GetDscp()) & GetIntDscpMask()) != 0;
         if (m_rxDrainRate.GetBitRate() == 0)
         {
-            m_engine->Receive(frame, ce);
+            ToEngine(frame, ce, withInt);
         }
         else
         {
-            DeliverRoce(frame, ce);
+            DeliverRoce(frame, ce, withInt);
         }
         return;
     }
@@ -248,7 +274,20 @@ RoceNicDevice::RxOccupancy() const
 }
 
 void
-RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce)
+RoceNicDevice::ToEngine(Ptr<Packet> p, bool ce, bool withInt)
+{
+    if (!withInt)
+    {
+        m_engine->Receive(p, ce);
+        return;
+    }
+    IntHeader telemetry;
+    p->RemoveHeader(telemetry);
+    m_engine->Receive(p, ce, telemetry.IsValid() ? &telemetry : nullptr);
+}
+
+void
+RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt)
 {
     const uint64_t occ = RxOccupancy();
     const uint32_t size = frame->GetSize();
@@ -264,14 +303,15 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce)
                         &RoceNicDevice::Drained,
                         this,
                         frame,
-                        ce);
+                        ce,
+                        withInt);
     CheckRxPause();
 }
 
 void
-RoceNicDevice::Drained(Ptr<Packet> frame, bool ce)
+RoceNicDevice::Drained(Ptr<Packet> frame, bool ce, bool withInt)
 {
-    m_engine->Receive(frame, ce);
+    ToEngine(frame, ce, withInt);
 }
 
 void

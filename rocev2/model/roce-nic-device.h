@@ -21,6 +21,12 @@ namespace ns3
  * Queued frames (ACK/NAK from the engine, IP packets) go first; when none is eligible the
  * port pulls the next data packet from the engine, so an idle QP costs nothing and a busy
  * one never builds more packets than the wire takes.
+ *
+ * In-band telemetry (HPCC): the data packets of a QP whose congestion control wants
+ * telemetry get an IntHeader (type stamp) between the UDP header and the BTH, and the INT
+ * bit of their DSCP (IntDscpBit) set; switches fill its hop records. On receipt, a RoCE
+ * packet with the bit set has its IntHeader removed and handed to the engine with it; the
+ * ACK or NAK that answers a data packet carries the records back (type echo, bit set).
  */
 class RoceNicDevice : public RoceNetDevice
 {
@@ -66,11 +72,17 @@ class RoceNicDevice : public RoceNetDevice
     bool MayHaveMore() const override;
 
   private:
-    void Encapsulate(Ptr<Packet> p, Ptr<RdmaQueuePair> qp, uint8_t dscp, bool ect) const;
-    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
+    void Encapsulate(Ptr<Packet> p,
+                     Ptr<RdmaQueuePair> qp,
+                     uint8_t dscp,
+                     bool ect,
+                     bool withInt) const;
+    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
-    void DeliverRoce(Ptr<Packet> frame, bool ce);
-    void Drained(Ptr<Packet> frame, bool ce);
+    /// Hand a transport packet (INT header first when withInt) to the engine.
+    void ToEngine(Ptr<Packet> p, bool ce, bool withInt);
+    void DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt);
+    void Drained(Ptr<Packet> frame, bool ce, bool withInt);
     void CheckRxPause();
     void SendRxPfc(uint16_t quanta);
     uint64_t RxOccupancy() const;

@@ -7,11 +7,13 @@
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/int-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
+#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 #include "ns3/vlan-tag.h"
 
@@ -80,6 +82,12 @@ RoceSwitch::GetTypeId()
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&RoceSwitch::m_headroomScale),
                           MakeDoubleChecker<double>(0.0, 100.0))
+            // On: HPCC's switches stamp every INT packet (the artifact's CcMode 3).
+            .AddAttribute("IntEnabled",
+                          "Append a hop record to the INT header of packets that carry one",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
+                          MakeBooleanChecker())
             .AddAttribute("EcmpSeed",
                           "Seed of this switch's ECMP hash (set per switch to avoid "
                           "polarisation)",
@@ -149,6 +157,55 @@ RoceSwitch::MarkCe(Ptr<Packet> frame)
         frame->AddHeader(tag);
     }
     frame->AddHeader(eth);
+}
+
+void
+RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
+{
+    Ptr<RoceNetDevice> egress = m_ports[port];
+    uint8_t code = 0;
+    NS_ABORT_MSG_UNLESS(IntHop::RateCode(egress->GetDataRate().GetBitRate(), code),
+                        "INT: a port of " << egress->GetDataRate().GetBitRate() / 1e9
+                                          << " Gb/s has no line-rate code in IntHop (10, 25, "
+                                             "40, 50, 100, 200, 400 or 800 Gb/s)");
+    // Called before the port counts this frame: the bytes it sent before it, on the wire.
+    const uint64_t txBytes =
+        egress->GetTxBytes() + egress->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
+    const IntHop hop =
+        IntHop::Make(Simulator::Now(), txBytes, egress->GetQueue()->GetBytes(priority), code);
+    // Rewrite the header bytes in place: take the headers off down to the INT header and put
+    // them back unchanged (only the INT header's hop slot and count differ).
+    EthernetHeader eth(false);
+    frame->RemoveHeader(eth);
+    VlanTag tag;
+    const bool tagged = eth.GetLengthType() == VlanTag::TPID;
+    if (tagged)
+    {
+        frame->RemoveHeader(tag);
+    }
+    Ipv4Header ip;
+    frame->RemoveHeader(ip);
+    UdpHeader udp;
+    frame->RemoveHeader(udp);
+    IntHeader telemetry;
+    frame->RemoveHeader(telemetry);
+    NS_ASSERT_MSG(telemetry.GetType() == IntHeader::STAMP, "checked when the frame arrived");
+    telemetry.PushHop(hop); // a full header only gets its overflow flag
+    ++m_intStamps;
+    frame->AddHeader(telemetry);
+    frame->AddHeader(udp);
+    frame->AddHeader(ip);
+    if (tagged)
+    {
+        frame->AddHeader(tag);
+    }
+    frame->AddHeader(eth);
+}
+
+uint64_t
+RoceSwitch::GetIntStamps() const
+{
+    return m_intStamps;
 }
 
 uint64_t
@@ -312,8 +369,9 @@ RoceSwitch::DropReasonName(DropReason reason)
 void
 RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
 {
-    // Ethernet (14), an optional 802.1Q tag (4), IPv4 without options (20), the ports (4).
-    uint8_t b[42];
+    // Ethernet (14), an optional 802.1Q tag (4), IPv4 without options (20), the ports (4), and
+    // after the UDP header (8) the shim of an INT header (4).
+    uint8_t b[18 + 20 + 8 + IntHeader::SHIM_SIZE];
     const uint32_t got = frame->CopyData(b, sizeof(b));
     uint32_t l3 = 14;
     const uint8_t priority = got >= 34 ? inPort->Classify(b, l3) : 0;
@@ -373,11 +431,20 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     {
         MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
     }
-    // The egress queue hands this word back at dequeue: the ingress queue to release, and
-    // whether the packet may still be marked.
+    // HPCC: a RoCEv2 packet (UDP to 4791, IBTA Annex A17.4.2.1) announcing INT by its DSCP,
+    // with an INT header of type stamp (checked from its shim: type, length, slots).
+    const uint8_t* shim = ip + 28;
+    const bool stamp = m_intEnabled && ((ip[1] >> 2) & inPort->GetIntDscpMask()) && hasPorts &&
+                       t.protocol == 17 && t.dstPort == 4791 &&
+                       got >= l3 + 28 + IntHeader::SHIM_SIZE &&
+                       (shim[0] >> 4) == IntHeader::STAMP && shim[1] == IntHeader::SIZE / 4 &&
+                       shim[3] == IntHeader::MAX_HOPS;
+    // The egress queue hands this word back at dequeue: the ingress queue to release,
+    // whether the packet may still be marked (bit 0) and whether it gets a hop record (bit 1).
     egress->Enqueue(frame,
                     priority,
-                    (in << 16) | (uint32_t(priority) << 8) | (ect && m_markAtDequeue));
+                    (in << 16) | (uint32_t(priority) << 8) | (ect && m_markAtDequeue) |
+                        (stamp ? 2u : 0u));
     UpdatePause(in, priority);
 }
 
@@ -445,6 +512,10 @@ RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t /*priority*/, uin
         // The queue the packet leaves behind, as HPCC's SwitchNotifyDequeue sees it.
         Ptr<RoceNetDevice> egress = m_ports[port];
         MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
+    }
+    if (meta & 2)
+    {
+        StampInt(port, frame, priority);
     }
     m_mmu->Release(in, priority, frame->GetSize());
     m_bufferTrace(m_mmu->GetTotalUsed());

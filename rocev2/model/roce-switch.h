@@ -30,6 +30,13 @@ class EcmpRouteTable;
  * The forwarding path reads the 38 header bytes it needs from the frame instead of
  * deserialising header objects, and looks routes up by host index (two vector reads).
  * Aggregate it to a Node whose devices are its RoceNetDevice ports.
+ *
+ * In-band telemetry (HPCC): a RoCE packet whose DSCP has the ingress port's INT bit and whose
+ * IntHeader is of type stamp gets a hop record when it leaves its egress queue (as the HPCC
+ * artifact's SwitchNotifyDequeue pushes one): the port's line rate, the time, the port's
+ * bytes on the wire so far (preamble and IFG included, so a saturated port reports its line
+ * rate) and the bytes left in the packet's egress class. The record goes into a free slot of
+ * the header, so the frame keeps its size. Other packets pay for one bit test.
  */
 class RoceSwitch : public Object
 {
@@ -105,6 +112,8 @@ class RoceSwitch : public Object
     int64_t AssignStreams(int64_t stream);
     uint64_t GetDrops(DropReason reason) const;
     uint64_t GetForwarded() const;
+    /// Hop records this switch wrote into INT headers.
+    uint64_t GetIntStamps() const;
 
   protected:
     void DoDispose() override;
@@ -117,6 +126,8 @@ class RoceSwitch : public Object
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
     void UpdatePause(uint32_t port, uint8_t priority);
     static void MarkCe(Ptr<Packet> frame);
+    /// Append this port's hop record to the frame's INT header (type stamp).
+    void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
@@ -136,6 +147,8 @@ class RoceSwitch : public Object
     double m_pmax;
     DataRate m_ecnReferenceRate;
     uint64_t m_ecnMarks{0};
+    bool m_intEnabled;
+    uint64_t m_intStamps{0};
     Ptr<UniformRandomVariable> m_uniform;
     std::array<uint64_t, N_DROP_REASONS> m_drops{};
 

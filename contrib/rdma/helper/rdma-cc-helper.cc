@@ -4,10 +4,17 @@
 #include "rdma-cc-helper.h"
 
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
 #include "ns3/input-error.h"
+#include "ns3/int-header.h"
+#include "ns3/path-latency.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-cc-hpcc.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -15,7 +22,7 @@ namespace ns3
 std::vector<std::string>
 RdmaCcHelper::Names()
 {
-    return {"none", "dcqcn"};
+    return {"none", "dcqcn", "hpcc"};
 }
 
 std::vector<std::string>
@@ -24,6 +31,10 @@ RdmaCcHelper::Presets(const std::string& name)
     if (name == "dcqcn")
     {
         return {"paper", "mlx", "hpcc"};
+    }
+    if (name == "hpcc")
+    {
+        return {"paper", "hpcc"};
     }
     return {};
 }
@@ -40,6 +51,10 @@ RdmaCcHelper::Select(const std::string& name, const std::string& preset, std::st
     {
         typeName = "ns3::RdmaCcDcqcn";
     }
+    else if (name == "hpcc")
+    {
+        typeName = "ns3::RdmaCcHpcc";
+    }
     else
     {
         why = "unknown congestion control \"" + name + "\"";
@@ -47,7 +62,9 @@ RdmaCcHelper::Select(const std::string& name, const std::string& preset, std::st
     }
     if (!preset.empty())
     {
-        if (name != "dcqcn" || !RdmaCcDcqcn::ApplyPreset(preset))
+        const bool applied = (name == "dcqcn" && RdmaCcDcqcn::ApplyPreset(preset)) ||
+                             (name == "hpcc" && RdmaCcHpcc::ApplyPreset(preset));
+        if (!applied)
         {
             why = "\"" + preset + "\" is not a preset of " + name;
             return false;
@@ -63,13 +80,15 @@ RdmaCcHelper::AddOptions(ProgramOptions& opts)
     opts.AddChoice("cc", "congestion control of every queue pair", m_name, Names());
     opts.AddValue("ccPreset",
                   "parameter preset of the scheme: dcqcn has paper, mlx (the attribute "
-                  "defaults: ConnectX firmware) and hpcc",
+                  "defaults: ConnectX firmware) and hpcc (the HPCC artifact); hpcc has paper "
+                  "(the attribute defaults) and hpcc (the artifact's 100G runs)",
                   m_preset);
 }
 
 void
-RdmaCcHelper::ApplyOptions(const ProgramOptions& opts) const
+RdmaCcHelper::ApplyOptions(const ProgramOptions& opts)
 {
+    m_baseRttGiven = opts.OptionsAsJson()["ns3"].contains("ns3::RdmaCcHpcc::BaseRtt");
     std::string why;
     if (!Select(m_name, m_preset, why))
     {
@@ -88,6 +107,73 @@ const std::string&
 RdmaCcHelper::GetName() const
 {
     return m_name;
+}
+
+void
+RdmaCcHelper::ConfigureForFabric(const FabricTopology& topology,
+                                 const EcmpRouteTable& routes,
+                                 uint32_t linkOverhead) const
+{
+    if (m_name != "hpcc" || m_baseRttGiven)
+    {
+        return;
+    }
+    // A program's own Config::SetDefault moves the initial value away from the original one.
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(RdmaCcHpcc::GetTypeId().LookupAttributeByName("BaseRtt", &info));
+    if (info.initialValue->SerializeToString(info.checker) !=
+        info.originalInitialValue->SerializeToString(info.checker))
+    {
+        return;
+    }
+    NS_ABORT_UNLESS(
+        TypeId::LookupByName("ns3::RdmaQueuePair").LookupAttributeByName("PayloadSize", &info));
+    const uint64_t payload = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+    // BTH 12 and ICRC 4 on data (a RETH or ImmDt on some is left out); BTH, AETH 4 and ICRC
+    // on ACKs; both carry the INT header.
+    const uint32_t data = static_cast<uint32_t>(payload) + 12 + 4 + IntHeader::SIZE + linkOverhead;
+    const uint32_t ack = 12 + 4 + 4 + IntHeader::SIZE + linkOverhead;
+    Config::SetDefault("ns3::RdmaCcHpcc::BaseRtt",
+                       TimeValue(MaxBaseRtt(topology, routes, data, ack)));
+}
+
+void
+RdmaCcHelper::ConfigureForFabric(const FabricTopology& topology, uint32_t linkOverhead) const
+{
+    if (m_name == "hpcc")
+    {
+        ConfigureForFabric(topology, EcmpRouteTable(topology), linkOverhead);
+    }
+}
+
+Time
+RdmaCcHelper::MaxBaseRtt(const FabricTopology& topology,
+                         const EcmpRouteTable& routes,
+                         uint32_t dataWireBytes,
+                         uint32_t ackWireBytes)
+{
+    const uint32_t n = topology.GetNHosts();
+    auto nicRate = [&](uint32_t host) {
+        const uint32_t node = topology.GetHosts()[host];
+        return DataRate(topology.GetLink(topology.GetPorts(node).front()).rateBps);
+    };
+    Time worst(0);
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            if (a == b)
+            {
+                continue;
+            }
+            const Time rtt = nicRate(a).CalculateBytesTxTime(dataWireBytes) +
+                             PathLatency(topology, routes, a, b, dataWireBytes) +
+                             nicRate(b).CalculateBytesTxTime(ackWireBytes) +
+                             PathLatency(topology, routes, b, a, ackWireBytes);
+            worst = std::max(worst, rtt);
+        }
+    }
+    return worst;
 }
 
 } // namespace ns3

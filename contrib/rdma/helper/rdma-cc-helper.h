@@ -4,12 +4,16 @@
 #ifndef RDMA_CC_HELPER_H
 #define RDMA_CC_HELPER_H
 
+#include "ns3/nstime.h"
+
 #include <string>
 #include <vector>
 
 namespace ns3
 {
 
+class EcmpRouteTable;
+class FabricTopology;
 class ProgramOptions;
 
 /**
@@ -38,12 +42,42 @@ class RdmaCcHelper
     /// Register --cc and --ccPreset on a program's options (this object keeps their values).
     void AddOptions(ProgramOptions& opts);
     /// After ProgramOptions::Parse: apply them, or end the program with one line, exit 2.
-    void ApplyOptions(const ProgramOptions& opts) const;
+    void ApplyOptions(const ProgramOptions& opts);
     const std::string& GetName() const;
+
+    /**
+     * Give the selected scheme what it needs to know of the fabric; call once the topology
+     * is built and before queue pairs are created. For hpcc: BaseRtt = the largest base RTT
+     * between two hosts (MaxBaseRtt), as the HPCC artifact sets T (GLOBAL_T 1), unless
+     * ns3::RdmaCcHpcc::BaseRtt was given on the command line (ApplyOptions) or set with
+     * Config::SetDefault; other schemes need nothing.
+     * \param topology the fabric
+     * \param routes its routes
+     * \param linkOverhead bytes the link adds to each transport packet on the wire
+     *        (RoceNicDevice::ENCAP_OVERHEAD)
+     */
+    void ConfigureForFabric(const FabricTopology& topology,
+                            const EcmpRouteTable& routes,
+                            uint32_t linkOverhead) const;
+    /// The same, computing the routes only when the scheme needs them.
+    void ConfigureForFabric(const FabricTopology& topology, uint32_t linkOverhead) const;
+
+    /**
+     * The largest base RTT between two hosts of a fabric: a data packet's serialisation at
+     * the sender, its PathLatency (propagation and store-and-forward at each switch), and the
+     * same for its ACK on the way back, with empty queues.
+     * \param dataWireBytes a data packet on the wire (payload, transport and link headers)
+     * \param ackWireBytes an ACK on the wire
+     */
+    static Time MaxBaseRtt(const FabricTopology& topology,
+                           const EcmpRouteTable& routes,
+                           uint32_t dataWireBytes,
+                           uint32_t ackWireBytes);
 
   private:
     std::string m_name{"none"};
     std::string m_preset;
+    bool m_baseRttGiven{false}; //!< --ns3::RdmaCcHpcc::BaseRtt on the command line
 };
 
 } // namespace ns3

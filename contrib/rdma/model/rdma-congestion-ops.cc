@@ -64,4 +64,17 @@ RdmaCongestionOps::OnLoss()
 {
 }
 
+bool
+RdmaCongestionOps::WantsTelemetry() const
+{
+    return false;
+}
+
+void
+RdmaCongestionOps::OnTelemetry(const IntHeader& /*echo*/,
+                               uint64_t /*ackedUpTo*/,
+                               uint64_t /*sndNxt*/)
+{
+}
+
 } // namespace ns3

@@ -12,6 +12,8 @@
 namespace ns3
 {
 
+class IntHeader;
+
 /**
  * \ingroup rdma
  * \brief Congestion-control strategy of one queue pair (like ns-3's TcpCongestionOps).
@@ -52,6 +54,20 @@ class RdmaCongestionOps : public Object
 
     /// A NAK (PSN sequence error) or a retransmission timeout forced a go-back-N.
     virtual void OnLoss();
+
+    /// Whether this scheme needs in-band network telemetry: the link then carries an INT
+    /// header on this queue pair's data packets and echoes it in their ACKs (default: no).
+    virtual bool WantsTelemetry() const;
+
+    /**
+     * An ACK or NAK echoed the telemetry its data packet collected (only when
+     * WantsTelemetry). Sequence arguments are the queue pair's packet indexes (PSNs without
+     * the 2^24 wrap), so schemes can compare them directly.
+     * \param echo the hop records, first switch first
+     * \param ackedUpTo one past the last packet this ACK/NAK reports received in order
+     * \param sndNxt the next packet index the queue pair will send
+     */
+    virtual void OnTelemetry(const IntHeader& echo, uint64_t ackedUpTo, uint64_t sndNxt);
 
   protected:
     /// Subclasses call this whenever their rate changes.

@@ -92,6 +92,13 @@ RdmaEngine::AttachLink(DataRate rate,
 }
 
 void
+RdmaEngine::SetTelemetryOverhead(uint32_t bytes)
+{
+    m_telemetry = true;
+    m_telemetryOverhead = bytes;
+}
+
+void
 RdmaEngine::SetTransmitFilter(TransmitFilter filter)
 {
     m_filter = filter;
@@ -103,10 +110,15 @@ RdmaEngine::CreateQueuePair()
     NS_ABORT_MSG_IF(m_kick.IsNull(), "RdmaEngine::CreateQueuePair before AttachLink");
     Ptr<RdmaQueuePair> qp = CreateObject<RdmaQueuePair>();
     uint32_t qpn = m_firstQpn + static_cast<uint32_t>(m_qps.size());
+    Ptr<RdmaCongestionOps> cc = m_ccFactory.Create<RdmaCongestionOps>();
+    NS_ABORT_MSG_IF(cc->WantsTelemetry() && !m_telemetry,
+                    "CongestionControl " << GetCongestionControl()
+                                         << " needs in-band telemetry, which this link does "
+                                            "not carry");
     qp->Bind(qpn,
-             m_ccFactory.Create<RdmaCongestionOps>(),
+             cc,
              m_rate,
-             m_linkOverhead,
+             m_linkOverhead + (cc->WantsTelemetry() ? m_telemetryOverhead : 0),
              MakeCallback(&RdmaEngine::Activate, this),
              MakeCallback(&RdmaEngine::SendControl, this));
     m_qps.push_back(qp);
@@ -170,9 +182,9 @@ RdmaEngine::Activate(Ptr<RdmaQueuePair> qp)
 }
 
 void
-RdmaEngine::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p)
+RdmaEngine::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo)
 {
-    m_control(qp, p);
+    m_control(qp, p, echo);
 }
 
 Ptr<Packet>
@@ -218,7 +230,7 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
 }
 
 void
-RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced)
+RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced, const IntHeader* telemetry)
 {
     BthHeader bth;
     p->RemoveHeader(bth);
@@ -229,7 +241,7 @@ RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced)
         NS_LOG_WARN("packet for unknown QPN " << bth.GetDestQp() << " dropped");
         return;
     }
-    qp->Receive(p, bth, congestionExperienced);
+    qp->Receive(p, bth, congestionExperienced, telemetry);
 }
 
 uint64_t

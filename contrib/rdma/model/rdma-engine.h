@@ -38,7 +38,8 @@ class RdmaEngine : public Object
 
     /// The link tells the engine how to reach it.
     typedef Callback<void> TransmitKick;
-    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>> ControlSender;
+    /// A control packet to transmit and the telemetry it echoes (null for none).
+    typedef RdmaQueuePair::ControlSender ControlSender;
 
     /**
      * Attach the engine to its port.
@@ -48,6 +49,12 @@ class RdmaEngine : public Object
      * \param control called with a control packet to transmit
      */
     void AttachLink(DataRate rate, uint32_t linkOverhead, TransmitKick kick, ControlSender control);
+    /**
+     * Declare that the link carries in-band telemetry for QPs whose congestion control wants
+     * it (RoCEv2: the INT header), adding this many bytes to each of their data packets.
+     * Without it, creating such a QP is an error.
+     */
+    void SetTelemetryOverhead(uint32_t bytes);
 
     /// Whether a QP may transmit now (the link's flow control, e.g. PFC on its priority).
     typedef Callback<bool, Ptr<const RdmaQueuePair>> TransmitFilter;
@@ -85,8 +92,10 @@ class RdmaEngine : public Object
     Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt);
 
     /// A packet for this port, with the link headers removed (BTH at the front); CE when it
-    /// arrived ECN-marked.
-    void Receive(Ptr<Packet> p, bool congestionExperienced = false);
+    /// arrived ECN-marked; telemetry when it carried an INT header (removed by the link).
+    void Receive(Ptr<Packet> p,
+                 bool congestionExperienced = false,
+                 const IntHeader* telemetry = nullptr);
 
     /// Packets that arrived for a QPN this engine does not have.
     uint64_t GetUnknownQpDrops() const;
@@ -98,7 +107,7 @@ class RdmaEngine : public Object
     void SetCongestionControl(std::string typeName);
     std::string GetCongestionControl() const;
     void Activate(Ptr<RdmaQueuePair> qp);
-    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p);
+    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
 
     ObjectFactory m_ccFactory;
     uint32_t m_firstQpn;
@@ -108,6 +117,8 @@ class RdmaEngine : public Object
     size_t m_rr{0};                           //!< round-robin position in m_active
     DataRate m_rate;
     uint32_t m_linkOverhead{0};
+    bool m_telemetry{false};
+    uint32_t m_telemetryOverhead{0};
     TransmitKick m_kick;
     ControlSender m_control;
     TransmitFilter m_filter;

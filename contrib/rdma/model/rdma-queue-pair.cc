@@ -6,11 +6,14 @@
 #include "aeth-header.h"
 #include "bth-header.h"
 #include "immdt-header.h"
+#include "int-header.h"
 #include "reth-header.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <optional>
 
 namespace ns3
 {
@@ -117,7 +120,7 @@ RdmaQueuePair::DoDispose()
     m_timer.Cancel();
     m_cc = nullptr;
     m_activate = MakeNullCallback<void, Ptr<RdmaQueuePair>>();
-    m_control = MakeNullCallback<void, Ptr<RdmaQueuePair>, Ptr<Packet>>();
+    m_control = ControlSender();
     m_sendComplete = SendCompleteCallback();
     m_receive = ReceiveCallback();
     Object::DoDispose();
@@ -334,6 +337,9 @@ RdmaQueuePair::BuildNextPacket()
         Time now = Simulator::Now();
         m_nextSendTime = std::max(now, m_nextSendTime) + rate.CalculateBytesTxTime(wireBytes);
     }
+    m_lastSendTime = Simulator::Now();
+    m_lastWire = wireBytes;
+    m_lastRate = rate;
     m_txTrace(bth.GetPsn(), retx);
     ArmTimer();
     return p;
@@ -389,7 +395,10 @@ RdmaQueuePair::GoBackN(uint64_t fromIdx)
 }
 
 void
-RdmaQueuePair::Receive(Ptr<Packet> p, const BthHeader& bth, bool congestionExperienced)
+RdmaQueuePair::Receive(Ptr<Packet> p,
+                       const BthHeader& bth,
+                       bool congestionExperienced,
+                       const IntHeader* telemetry)
 {
     uint8_t op = bth.GetOpcode();
     if (congestionExperienced && op != IbOpcodeToByte(IbOpcode::CNP))
@@ -398,12 +407,12 @@ RdmaQueuePair::Receive(Ptr<Packet> p, const BthHeader& bth, bool congestionExper
     }
     if (op == IbOpcodeToByte(IbOpcode::RC_ACKNOWLEDGE))
     {
-        ReceiveAck(p, bth);
+        ReceiveAck(p, bth, telemetry);
     }
     else if (op <= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) &&
              op >= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_FIRST))
     {
-        ReceiveData(p, bth);
+        ReceiveData(p, bth, telemetry);
     }
     else if (op == IbOpcodeToByte(IbOpcode::CNP))
     {
@@ -455,11 +464,11 @@ RdmaQueuePair::SendCnp()
     bth.SetBecn(true);
     p->AddHeader(bth);
     ++m_cnps;
-    m_control(this, p);
+    m_control(this, p, nullptr);
 }
 
 void
-RdmaQueuePair::SendControl(uint8_t syndrome, uint32_t psn)
+RdmaQueuePair::SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo)
 {
     Ptr<Packet> p = Create<Packet>(4); // ICRC
     AethHeader aeth;
@@ -471,12 +480,20 @@ RdmaQueuePair::SendControl(uint8_t syndrome, uint32_t psn)
     bth.SetDestQp(m_remoteQpn);
     bth.SetPsn(psn);
     p->AddHeader(bth);
-    m_control(this, p);
+    m_control(this, p, echo);
 }
 
 void
-RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth)
+RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry)
 {
+    // An ACK or NAK answering this packet carries back the telemetry it collected.
+    std::optional<IntHeader> echo;
+    if (telemetry && telemetry->GetType() == IntHeader::STAMP)
+    {
+        echo = *telemetry;
+        echo->SetType(IntHeader::ECHO);
+    }
+    const IntHeader* echoed = echo ? &*echo : nullptr;
     const int64_t delta = PsnDelta(bth.GetPsn(), m_rcvNxt, m_recvBase);
     if (delta > 0)
     {
@@ -486,14 +503,16 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth)
         {
             m_nakOutstanding = true;
             ++m_naksSent;
-            SendControl(AethHeader::MakeNak(NAK_PSN_SEQUENCE_ERROR), WirePsn(m_rcvNxt, m_recvBase));
+            SendControl(AethHeader::MakeNak(NAK_PSN_SEQUENCE_ERROR),
+                        WirePsn(m_rcvNxt, m_recvBase),
+                        echoed);
         }
         return;
     }
     if (delta < 0)
     {
         // Duplicate (the requester went back further than needed): re-ACK what we have.
-        SendControl(AethHeader::MakeAck(), WirePsn(m_rcvNxt - 1, m_recvBase));
+        SendControl(AethHeader::MakeAck(), WirePsn(m_rcvNxt - 1, m_recvBase), echoed);
         return;
     }
     const uint8_t op = bth.GetOpcode();
@@ -525,7 +544,7 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth)
     if (lastOfMessage || bth.GetAckReq() || m_unackedInOrder >= m_ackInterval)
     {
         m_unackedInOrder = 0;
-        SendControl(AethHeader::MakeAck(), bth.GetPsn());
+        SendControl(AethHeader::MakeAck(), bth.GetPsn(), echoed);
     }
     if (lastOfMessage)
     {
@@ -540,11 +559,18 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth)
 }
 
 void
-RdmaQueuePair::ReceiveAck(Ptr<Packet> p, const BthHeader& bth)
+RdmaQueuePair::ReceiveAck(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry)
 {
     AethHeader aeth;
     p->RemoveHeader(aeth);
     const int64_t delta = PsnDelta(bth.GetPsn(), m_sndUna, m_sendBase);
+    if (telemetry && telemetry->GetType() == IntHeader::ECHO && !m_error)
+    {
+        // Every ACK and NAK feeds the scheme, stale ones included (the HPCC artifact runs
+        // HandleAckHp on each). A NAK carries the expected PSN, an ACK the last one received.
+        const int64_t upTo = static_cast<int64_t>(m_sndUna) + delta + (aeth.IsNak() ? 0 : 1);
+        ReceiveTelemetry(*telemetry, static_cast<uint64_t>(std::max<int64_t>(upTo, 0)));
+    }
     if (aeth.IsNak())
     {
         if (aeth.GetNakCode() != NAK_PSN_SEQUENCE_ERROR)
@@ -575,6 +601,25 @@ RdmaQueuePair::ReceiveAck(Ptr<Packet> p, const BthHeader& bth)
         return; // duplicate or stale ACK
     }
     AdvanceUna(m_sndUna + delta + 1);
+}
+
+void
+RdmaQueuePair::ReceiveTelemetry(const IntHeader& echo, uint64_t ackedUpTo)
+{
+    const DataRate before = m_cc->GetRate();
+    m_cc->OnTelemetry(echo, ackedUpTo, m_sndNxt);
+    const DataRate rate = m_cc->GetRate();
+    if (rate == before || m_lastWire == 0 || rate == m_lastRate)
+    {
+        return;
+    }
+    // The packet in flight was paced at the old rate: space the next one from when it left
+    // at the new rate (the HPCC artifact's RdmaHw::ChangeRate), and wake the engine in case
+    // that is earlier than it planned.
+    m_nextSendTime =
+        rate < m_lineRate ? m_lastSendTime + rate.CalculateBytesTxTime(m_lastWire) : m_lastSendTime;
+    m_lastRate = rate;
+    Activate();
 }
 
 void

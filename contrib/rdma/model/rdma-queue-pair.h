@@ -21,6 +21,7 @@ namespace ns3
 {
 
 class BthHeader;
+class IntHeader;
 
 /**
  * \ingroup rdma
@@ -38,6 +39,12 @@ class BthHeader;
  * The queue pair does not transmit by itself: the engine of its NIC pulls packets from it
  * (BuildNextPacket) when the port is free, as an RNIC's transmit scheduler does; control
  * packets (ACK/NAK) go to the engine through a callback.
+ *
+ * Telemetry: when its congestion control wants it, the link carries in-band telemetry (INT)
+ * on this QP's data packets. The responder echoes the INT of the data packet an ACK or NAK
+ * answers (handed to the control callback); the requester gives echoes to its congestion
+ * control (OnTelemetry) and, when the rate changed, re-paces the next packet from the new
+ * rate, as the HPCC artifact's ChangeRate does.
  */
 class RdmaQueuePair : public Object
 {
@@ -50,8 +57,9 @@ class RdmaQueuePair : public Object
     typedef Callback<void, uint64_t> SendCompleteCallback;
     /// A whole WRITE arrived in order at the responder: (bytes, immediate value).
     typedef Callback<void, uint64_t, uint32_t> ReceiveCallback;
-    /// Hand a control packet (BTH at the front) to the engine.
-    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>> ControlSender;
+    /// Hand a control packet (BTH at the front) to the engine, with the telemetry it echoes
+    /// (null for none).
+    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>, const IntHeader*> ControlSender;
     /// Tell the engine this QP may have packets to send.
     typedef Callback<void, Ptr<RdmaQueuePair>> ActivateCallback;
 
@@ -126,8 +134,12 @@ class RdmaQueuePair : public Object
      * \param p the packet with the BTH already removed (extension headers, payload, ICRC left)
      * \param bth the BTH
      * \param congestionExperienced whether the packet arrived ECN-marked (CE)
+     * \param telemetry the INT header the link removed from the packet, or null
      */
-    void Receive(Ptr<Packet> p, const BthHeader& bth, bool congestionExperienced = false);
+    void Receive(Ptr<Packet> p,
+                 const BthHeader& bth,
+                 bool congestionExperienced = false,
+                 const IntHeader* telemetry = nullptr);
     /// A congestion notification for this QP arrived (CNP or BECN).
     void ReceiveCongestionNotification();
 
@@ -161,11 +173,13 @@ class RdmaQueuePair : public Object
     /// Distance from reference index to a received 24-bit PSN, in (-2^23, 2^23].
     int64_t PsnDelta(uint32_t psn, uint64_t refIdx, uint32_t base) const;
     const WorkRequest* FindRequest(uint64_t idx) const;
-    void SendControl(uint8_t syndrome, uint32_t psn);
+    void SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo);
     void MaybeSendCnp();
     void SendCnp();
-    void ReceiveData(Ptr<Packet> p, const BthHeader& bth);
-    void ReceiveAck(Ptr<Packet> p, const BthHeader& bth);
+    void ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry);
+    void ReceiveAck(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry);
+    /// Give an echoed INT to the congestion control; re-pace if the rate changed.
+    void ReceiveTelemetry(const IntHeader& echo, uint64_t ackedUpTo);
     void AdvanceUna(uint64_t newUna);
     void GoBackN(uint64_t fromIdx);
     void ArmTimer();
@@ -192,6 +206,9 @@ class RdmaQueuePair : public Object
     uint64_t m_sndNxt{0};               //!< next to transmit (rewinds on go-back-N)
     uint64_t m_sndMax{0};               //!< one past the highest ever transmitted
     Time m_nextSendTime;
+    Time m_lastSendTime;    //!< when the last data packet left
+    uint32_t m_lastWire{0}; //!< its bytes on the wire
+    DataRate m_lastRate;    //!< the rate it was paced at
     Time m_lastProgress;
     Time m_ackTimeout;
     uint32_t m_retryLimit;
