@@ -254,6 +254,12 @@ RdmaCcDcqcn::AdvanceTo(Time t)
     }
 }
 
+Time
+RdmaCcDcqcn::GetNextRateChange() const
+{
+    return m_cut ? m_nextIncrease : Time::Max();
+}
+
 void
 RdmaCcDcqcn::Increase(bool /*fromTimer*/)
 {

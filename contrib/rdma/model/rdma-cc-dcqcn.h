@@ -54,6 +54,10 @@ class RdmaCcDcqcn : public RdmaCongestionOps
     DataRate GetRate() const override;
     void OnPacketSent(uint32_t wireBytes) override;
     void OnCongestionNotification() override;
+    /// Apply every alpha-timer and increase-timer expiry up to time t, in time order.
+    void AdvanceTo(Time t) override;
+    /// The next increase-timer expiry once a CNP has cut the rate.
+    Time GetNextRateChange() const override;
 
     /// Current state, after applying timer expiries up to now (for tests and traces).
     double GetCurrentRateBps();
@@ -61,8 +65,6 @@ class RdmaCcDcqcn : public RdmaCongestionOps
     double GetAlpha();
 
   private:
-    /// Apply every alpha-timer and increase-timer expiry up to time t, in time order.
-    void AdvanceTo(Time t);
     void Increase(bool fromTimer);
     void Cut();
 

@@ -38,6 +38,17 @@ RdmaCongestionOps::Init(DataRate lineRate)
     m_lineRate = lineRate;
 }
 
+void
+RdmaCongestionOps::AdvanceTo(Time /*now*/)
+{
+}
+
+Time
+RdmaCongestionOps::GetNextRateChange() const
+{
+    return Time::Max();
+}
+
 uint64_t
 RdmaCongestionOps::GetWindow() const
 {

@@ -40,6 +40,20 @@ class RdmaCongestionOps : public Object
     /// Current sending rate; the queue pair paces packets at this rate.
     virtual DataRate GetRate() const = 0;
 
+    /**
+     * Bring timer-driven state up to now. Schemes may run their timers lazily (no event per
+     * tick); the queue pair calls this before it reads the rate to pace a packet.
+     * \param now the current simulated time
+     */
+    virtual void AdvanceTo(Time now);
+
+    /**
+     * When a timer of the scheme changes the rate next, without any packet or feedback
+     * (Time::Max() if no timer is pending). A queue pair waiting to send re-checks its pacing
+     * then: a slow flow whose rate recovers must not wait out the gap of its old rate.
+     */
+    virtual Time GetNextRateChange() const;
+
     /// Bytes allowed in flight (sent, not acknowledged); 0 means no window.
     virtual uint64_t GetWindow() const;
 

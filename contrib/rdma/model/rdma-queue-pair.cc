@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace ns3
@@ -244,9 +245,21 @@ RdmaQueuePair::HasPacketToSend() const
 }
 
 Time
-RdmaQueuePair::GetNextSendTime() const
+RdmaQueuePair::GetNextSendTime()
 {
-    return m_nextSendTime;
+    if (m_lastWire == 0)
+    {
+        return Time(0);
+    }
+    // Paced from the last departure at the rate of now, so a rate change (a cut, a timer
+    // increase, telemetry) re-spaces the packet in waiting, as a NIC's rate limiter does and as
+    // the HPCC artifact's RdmaHw::ChangeRate does on every change.
+    const Time now = Simulator::Now();
+    m_cc->AdvanceTo(now);
+    const DataRate rate = m_cc->GetRate();
+    const Time paced =
+        rate < m_lineRate ? m_lastSendTime + rate.CalculateBytesTxTime(m_lastWire) : m_lastSendTime;
+    return paced <= now ? paced : std::min(paced, m_cc->GetNextRateChange());
 }
 
 const RdmaQueuePair::WorkRequest*
@@ -331,15 +344,8 @@ RdmaQueuePair::BuildNextPacket()
     }
     const uint32_t wireBytes = p->GetSize() + m_linkOverhead;
     m_cc->OnPacketSent(wireBytes);
-    DataRate rate = m_cc->GetRate();
-    if (rate < m_lineRate)
-    {
-        Time now = Simulator::Now();
-        m_nextSendTime = std::max(now, m_nextSendTime) + rate.CalculateBytesTxTime(wireBytes);
-    }
     m_lastSendTime = Simulator::Now();
     m_lastWire = wireBytes;
-    m_lastRate = rate;
     m_txTrace(bth.GetPsn(), retx);
     ArmTimer();
     return p;
@@ -608,18 +614,11 @@ RdmaQueuePair::ReceiveTelemetry(const IntHeader& echo, uint64_t ackedUpTo)
 {
     const DataRate before = m_cc->GetRate();
     m_cc->OnTelemetry(echo, ackedUpTo, m_sndNxt);
-    const DataRate rate = m_cc->GetRate();
-    if (rate == before || m_lastWire == 0 || rate == m_lastRate)
+    if (m_cc->GetRate() > before)
     {
-        return;
+        // The next packet may go earlier than the engine planned (GetNextSendTime re-paces).
+        Activate();
     }
-    // The packet in flight was paced at the old rate: space the next one from when it left
-    // at the new rate (the HPCC artifact's RdmaHw::ChangeRate), and wake the engine in case
-    // that is earlier than it planned.
-    m_nextSendTime =
-        rate < m_lineRate ? m_lastSendTime + rate.CalculateBytesTxTime(m_lastWire) : m_lastSendTime;
-    m_lastRate = rate;
-    Activate();
 }
 
 void

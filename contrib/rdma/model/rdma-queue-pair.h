@@ -125,8 +125,12 @@ class RdmaQueuePair : public Object
     // ---- engine side ----
     /// True when a packet could be sent now or after pacing (unsent PSNs within the window).
     bool HasPacketToSend() const;
-    /// Earliest time the pacer allows the next packet.
-    Time GetNextSendTime() const;
+    /**
+     * When to offer the next packet: the time the pacer allows it at the current rate (the
+     * last packet's wire bytes at that rate after it left), or, if that is still ahead, the
+     * earlier time a timer of the CC scheme may raise the rate (then ask again).
+     */
+    Time GetNextSendTime();
     /// Build the next data packet (BTH at the front) and advance the send state.
     Ptr<Packet> BuildNextPacket();
     /**
@@ -205,10 +209,8 @@ class RdmaQueuePair : public Object
     uint64_t m_sndUna{0};               //!< oldest unacknowledged
     uint64_t m_sndNxt{0};               //!< next to transmit (rewinds on go-back-N)
     uint64_t m_sndMax{0};               //!< one past the highest ever transmitted
-    Time m_nextSendTime;
-    Time m_lastSendTime;    //!< when the last data packet left
-    uint32_t m_lastWire{0}; //!< its bytes on the wire
-    DataRate m_lastRate;    //!< the rate it was paced at
+    Time m_lastSendTime;                //!< when the last data packet left
+    uint32_t m_lastWire{0};             //!< its bytes on the wire (0: none sent yet)
     Time m_lastProgress;
     Time m_ackTimeout;
     uint32_t m_retryLimit;
