@@ -24,6 +24,7 @@
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/roce-flow-runner.h"
+#include "ns3/roce-nic-device.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
@@ -213,6 +214,7 @@ main(int argc, char* argv[])
 
     RunOutput out(opts.GetOutDir());
     const EcmpRouteTable routes(topology);
+    cc.ConfigureForFabric(topology, routes, RoceNicDevice::ENCAP_OVERHEAD);
     RoceFabricHelper fabric;
     fabric.SetEcmpSeed(opts.GetSeed());
     fabric.Build(topology, routes);
