@@ -3,6 +3,8 @@
  */
 #include "roce-switch.h"
 
+#include "raw-header.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
@@ -70,6 +72,12 @@ RoceSwitch::GetTypeId()
                           "it (false)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RoceSwitch::m_markAtDequeue),
+                          MakeBooleanChecker())
+            .AddAttribute("DecrementTtl",
+                          "Decrement the IPv4 TTL of every forwarded packet and drop it when "
+                          "none is left (RFC 1812); off only to save the header rewrite",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RoceSwitch::m_decrementTtl),
                           MakeBooleanChecker())
             .AddAttribute("EcnReferenceRate",
                           "Port rate the ECN thresholds are given for; they scale linearly",
@@ -140,6 +148,33 @@ void
 RoceSwitch::MarkCe(Ptr<Packet> frame)
 {
     // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
+    RewriteIpv4(frame, [](Ipv4Header& ip) { ip.SetEcn(Ipv4Header::ECN_CE); });
+}
+
+void
+RoceSwitch::DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3)
+{
+    // head holds the frame's first l3 + 20 bytes. The checksum, when the sender filled it in,
+    // follows incrementally (RFC 1624: TTL is the high byte of the 16-bit word at offset 8).
+    uint8_t* ip = head + l3;
+    const uint16_t checksum = static_cast<uint16_t>((ip[10] << 8) | ip[11]);
+    --ip[8];
+    if (checksum != 0)
+    {
+        uint32_t sum = static_cast<uint16_t>(~checksum) + static_cast<uint32_t>(0xFEFF);
+        sum = (sum & 0xFFFF) + (sum >> 16);
+        sum = (sum & 0xFFFF) + (sum >> 16);
+        const uint16_t updated = static_cast<uint16_t>(~sum);
+        ip[10] = static_cast<uint8_t>(updated >> 8);
+        ip[11] = static_cast<uint8_t>(updated);
+    }
+    frame->RemoveAtStart(l3 + 20);
+    frame->AddHeader(RawHeader(head, l3 + 20));
+}
+
+void
+RoceSwitch::RewriteIpv4(Ptr<Packet> frame, const std::function<void(Ipv4Header&)>& change)
+{
     EthernetHeader eth(false);
     frame->RemoveHeader(eth);
     VlanTag tag;
@@ -150,7 +185,7 @@ RoceSwitch::MarkCe(Ptr<Packet> frame)
     }
     Ipv4Header ip;
     frame->RemoveHeader(ip);
-    ip.SetEcn(Ipv4Header::ECN_CE);
+    change(ip);
     frame->AddHeader(ip);
     if (tagged)
     {
@@ -361,6 +396,8 @@ RoceSwitch::DropReasonName(DropReason reason)
         return "no_route";
     case NOT_IPV4:
         return "not_ipv4";
+    case TTL_EXPIRED:
+        return "ttl_expired";
     default:
         return "unknown";
     }
@@ -401,6 +438,17 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     {
         Drop(frame, inPort->GetIfIndex(), NO_ROUTE);
         return;
+    }
+    if (m_decrementTtl)
+    {
+        // A router forwards only with a TTL left after its decrement (RFC 1812 5.3.1): a
+        // routing loop ends here, counted, instead of circling forever.
+        if (ip[8] <= 1)
+        {
+            Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED);
+            return;
+        }
+        DecrementTtl(frame, b, l3);
     }
     const uint32_t out =
         hops.size() == 1 ? hops[0] : hops[PickNextHop(EcmpHash(m_seed, t), hops.size())];

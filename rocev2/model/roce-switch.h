@@ -13,11 +13,14 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+class Ipv4Header;
 
 class EcmpRouteTable;
 
@@ -49,6 +52,7 @@ class RoceSwitch : public Object
         LOSSY_THRESHOLD,   //!< a lossy queue exceeded its dynamic threshold
         NO_ROUTE,
         NOT_IPV4,
+        TTL_EXPIRED, //!< no TTL left to forward with (a routing loop, RFC 1812 5.3.1)
         N_DROP_REASONS
     };
 
@@ -126,6 +130,10 @@ class RoceSwitch : public Object
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
     void UpdatePause(uint32_t port, uint8_t priority);
     static void MarkCe(Ptr<Packet> frame);
+    /// Decrement the TTL of a frame whose first l3 + 20 bytes were copied to head.
+    static void DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3);
+    /// Rewrite the IPv4 header of a frame (Ethernet, optional 802.1Q tag, IPv4) in place.
+    static void RewriteIpv4(Ptr<Packet> frame, const std::function<void(Ipv4Header&)>& change);
     /// Append this port's hop record to the frame's INT header (type stamp).
     void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
@@ -142,6 +150,7 @@ class RoceSwitch : public Object
     uint64_t m_forwarded{0};
     uint8_t m_ecnPriorities;
     bool m_markAtDequeue;
+    bool m_decrementTtl;
     uint64_t m_kmin;
     uint64_t m_kmax;
     double m_pmax;

@@ -173,6 +173,42 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
     }
 }
 
+void
+EcmpRouteTable::ClearAll(const FabricTopology& topology)
+{
+    m_nHosts = topology.GetNHosts();
+    m_nodes.assign(topology.GetNNodes(), NodeRoutes{});
+    for (auto& n : m_nodes)
+    {
+        n.groupIdByHost.assign(m_nHosts, 0);
+        n.groups.push_back(Group{UNREACHABLE, {}});
+    }
+}
+
+void
+EcmpRouteTable::SetNextHops(uint32_t node, uint32_t hostIndex, std::vector<uint16_t> ports)
+{
+    if (node >= m_nodes.size() || hostIndex >= m_nHosts)
+    {
+        throw std::out_of_range("EcmpRouteTable::SetNextHops: no node " + std::to_string(node) +
+                                " or host " + std::to_string(hostIndex));
+    }
+    std::sort(ports.begin(), ports.end());
+    ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+    NodeRoutes& r = m_nodes[node];
+    const uint32_t hops = ports.empty() ? UNREACHABLE : STATIC;
+    for (uint32_t g = 0; g < r.groups.size(); ++g)
+    {
+        if (r.groups[g].hops == hops && r.groups[g].ports == ports)
+        {
+            r.groupIdByHost[hostIndex] = g;
+            return;
+        }
+    }
+    r.groupIdByHost[hostIndex] = static_cast<uint32_t>(r.groups.size());
+    r.groups.push_back(Group{hops, std::move(ports)});
+}
+
 uint32_t
 EcmpRouteTable::GetNNodes() const
 {

@@ -85,6 +85,24 @@ class EcmpRouteTable
         return r.groups[r.groupIdByHost[hostIndex]].hops;
     }
 
+    /**
+     * \brief Replace one node's next hops to one host (static routes). The hop count of such
+     * an entry is STATIC: static routes need not be shortest and may loop.
+     * \param node node id
+     * \param hostIndex destination host index
+     * \param ports egress ports (empty: no route); sorted and made unique here
+     */
+    void SetNextHops(uint32_t node, uint32_t hostIndex, std::vector<uint16_t> ports);
+
+    /**
+     * \brief A table with no route at all, to fill with SetNextHops.
+     * \param topology the fabric
+     */
+    void ClearAll(const FabricTopology& topology);
+
+    /** Hop count reported for a static entry (SetNextHops). */
+    static constexpr uint32_t STATIC = UINT32_MAX - 1;
+
     /** \return the number of nodes the table was computed for */
     uint32_t GetNNodes() const;
     /** \return the number of destination hosts */

@@ -20,7 +20,12 @@ PathLatency(const FabricTopology& topology,
     const uint32_t target = topology.GetHosts()[dstHost];
     for (uint32_t hop = 0; node != target; ++hop)
     {
-        const uint16_t port = routes.GetNextHops(node, dstHost).front();
+        const auto& hops = routes.GetNextHops(node, dstHost);
+        if (hops.empty() || hop > topology.GetNNodes())
+        {
+            return Time(-1); // static routes may drop or loop
+        }
+        const uint16_t port = hops.front();
         const FabricTopology::Link& link = topology.GetLink(topology.GetPorts(node)[port]);
         t += link.delay;
         if (hop > 0)

@@ -22,7 +22,8 @@ namespace ns3
  * \param srcHost sending host index
  * \param dstHost receiving host index
  * \param frameWireBytes the frame on the wire (with preamble, FCS and IFG)
- * \return the latency
+ * \return the latency, or a negative time when the routes (static ones) lead nowhere or
+ * in a loop
  */
 Time PathLatency(const FabricTopology& topology,
                  const EcmpRouteTable& routes,
