@@ -149,6 +149,7 @@ RoceEgressQueue::Dequeue(uint8_t& priority, uint32_t& meta)
     m_queues[c].pop_front();
     uint32_t size = p->GetSize();
     m_bytes[c] -= size;
+    m_dequeued[c] += size;
     m_totalBytes -= size;
     if (m_scheduler == Scheduler::DWRR)
     {
@@ -183,6 +184,22 @@ uint32_t
 RoceEgressQueue::GetPackets(uint8_t priority) const
 {
     return static_cast<uint32_t>(m_queues[priority].size());
+}
+
+uint64_t
+RoceEgressQueue::GetDequeuedBytes(uint8_t priority) const
+{
+    return m_dequeued[priority];
+}
+
+void
+RoceEgressQueue::ForEach(uint8_t priority,
+                         const std::function<void(Ptr<const Packet>, uint32_t)>& visit) const
+{
+    for (const Entry& e : m_queues[priority])
+    {
+        visit(e.packet, e.meta);
+    }
 }
 
 void

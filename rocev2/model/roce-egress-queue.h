@@ -9,6 +9,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 
 namespace ns3
 {
@@ -52,6 +53,11 @@ class RoceEgressQueue : public Object
     uint64_t GetBytes(uint8_t priority) const;
     uint64_t GetTotalBytes() const;
     uint32_t GetPackets(uint8_t priority) const;
+    /// Bytes this class has sent since the start (progress, for a deadlock detector).
+    uint64_t GetDequeuedBytes(uint8_t priority) const;
+    /// Visit the frames of a class in queue order with their metadata words (read only).
+    void ForEach(uint8_t priority,
+                 const std::function<void(Ptr<const Packet>, uint32_t)>& visit) const;
 
     /// Pause or resume one class (PFC, IEEE 802.1Qbb).
     void SetPaused(uint8_t priority, bool paused);
@@ -70,6 +76,7 @@ class RoceEgressQueue : public Object
 
     std::array<std::deque<Entry>, N_PRIORITIES> m_queues;
     std::array<uint64_t, N_PRIORITIES> m_bytes{};
+    std::array<uint64_t, N_PRIORITIES> m_dequeued{};
     std::array<uint32_t, N_PRIORITIES> m_weights{};
     std::array<int64_t, N_PRIORITIES> m_deficit{};
     uint8_t m_nonEmptyMask{0};
