@@ -83,10 +83,10 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
         fabric.Build(topo, routes);
         for (uint32_t f = 0; f < 2; ++f)
         {
-            Ptr<RdmaQueuePair> tx = fabric.GetEngine(f + 1)->CreateQueuePair();
-            Ptr<RdmaQueuePair> rx = fabric.GetEngine(0)->CreateQueuePair();
-            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
-            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(f + 1), 0, 0);
+            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(f + 1),
+                                                    fabric.GetHostAddress(f + 1),
+                                                    fabric.GetEngine(0),
+                                                    fabric.GetHostAddress(0));
             rx->SetReceiveCallback(Callback<void, uint64_t, uint32_t>(
                 [&meter, f](uint64_t n, uint32_t) { meter.Add(f, n); }));
             // Enough 16 KiB writes to outlast the run (small, so 1 ms windows are not
@@ -176,10 +176,10 @@ RunIncast(uint32_t n, const std::string& preset, Time from, Time to)
         fabric.Build(topo, routes);
         for (uint32_t f = 0; f < n; ++f)
         {
-            Ptr<RdmaQueuePair> tx = fabric.GetEngine(f + 1)->CreateQueuePair();
-            Ptr<RdmaQueuePair> rx = fabric.GetEngine(0)->CreateQueuePair();
-            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
-            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(f + 1), 0, 0);
+            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(f + 1),
+                                                    fabric.GetHostAddress(f + 1),
+                                                    fabric.GetEngine(0),
+                                                    fabric.GetHostAddress(0));
             rx->SetReceiveCallback(
                 Callback<void, uint64_t, uint32_t>([&bytes, f, from, to](uint64_t b, uint32_t) {
                     const Time now = Simulator::Now();

@@ -98,10 +98,10 @@ RunRing(Ring kind, bool detector)
                 continue;
             }
             const uint32_t dst = (h + 2) % 4;
-            Ptr<RdmaQueuePair> tx = fabric.GetEngine(h)->CreateQueuePair();
-            Ptr<RdmaQueuePair> rx = fabric.GetEngine(dst)->CreateQueuePair();
-            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(dst), 0, 0);
-            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(h), 0, 0);
+            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(h),
+                                                    fabric.GetHostAddress(h),
+                                                    fabric.GetEngine(dst),
+                                                    fabric.GetHostAddress(dst));
             rx->SetReceiveCallback(
                 Callback<void, uint64_t, uint32_t>([&r, &late](uint64_t b, uint32_t) {
                     r.delivered += b;
@@ -204,10 +204,10 @@ TEST(DeadlockScenario, HeavyIncastOnAnUpDownFatTreePausesButNeverDeadlocks)
         det->Install(fabric, topo);
         for (uint32_t h = 1; h < topo.GetNHosts(); ++h)
         {
-            Ptr<RdmaQueuePair> tx = fabric.GetEngine(h)->CreateQueuePair();
-            Ptr<RdmaQueuePair> rx = fabric.GetEngine(0)->CreateQueuePair();
-            tx->Connect(rx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
-            rx->Connect(tx->GetQpn(), fabric.GetHostAddress(h), 0, 0);
+            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(h),
+                                                    fabric.GetHostAddress(h),
+                                                    fabric.GetEngine(0),
+                                                    fabric.GetHostAddress(0));
             tx->PostWrite(4 * 1024 * 1024, false, 0, 0);
         }
         Simulator::Stop(MilliSeconds(8));

@@ -46,10 +46,10 @@ RunLoop(bool loop, bool decrementTtl)
         RoceFabricHelper fabric;
         fabric.SetInstallInternetStack(false);
         fabric.Build(topo, routes);
-        Ptr<RdmaQueuePair> tx = fabric.GetEngine(0)->CreateQueuePair();
-        Ptr<RdmaQueuePair> rx = fabric.GetEngine(1)->CreateQueuePair();
-        tx->Connect(rx->GetQpn(), fabric.GetHostAddress(1), 0, 0);
-        rx->Connect(tx->GetQpn(), fabric.GetHostAddress(0), 0, 0);
+        auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
+                                                fabric.GetHostAddress(0),
+                                                fabric.GetEngine(1),
+                                                fabric.GetHostAddress(1));
         rx->SetReceiveCallback(
             Callback<void, uint64_t, uint32_t>([&r](uint64_t b, uint32_t) { r.delivered += b; }));
         tx->PostWrite(1000, false, 0, 0);
