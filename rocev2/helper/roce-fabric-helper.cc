@@ -169,6 +169,10 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
                                  " ports for each lossless priority) and " + "reserved minimums",
                              "ns3::SwitchMmu::BufferSize larger than the headroom it must hold");
         }
+        Ptr<PfcWatchdog> watchdog = CreateObject<PfcWatchdog>();
+        nodes[n]->AggregateObject(watchdog);
+        watchdog->Install(sw);
+        m_watchdogs.push_back(watchdog);
     }
 }
 
@@ -234,6 +238,47 @@ RoceFabricHelper::GetSwitch(uint32_t i) const
     return m_switches.at(i);
 }
 
+Ptr<PfcWatchdog>
+RoceFabricHelper::GetPfcWatchdog(uint32_t i) const
+{
+    return m_watchdogs.at(i);
+}
+
+Ptr<RoceChannel>
+RoceFabricHelper::GetChannel(uint32_t topologyLinkId) const
+{
+    NS_ABORT_MSG_IF(topologyLinkId >= m_channels.size(),
+                    "no link " << topologyLinkId << " (the fabric has " << m_channels.size()
+                               << " links)");
+    return m_channels[topologyLinkId];
+}
+
+void
+RoceFabricHelper::SetLinkUp(uint32_t topologyLinkId, bool up)
+{
+    GetChannel(topologyLinkId)->SetLinkUp(up);
+}
+
+bool
+RoceFabricHelper::IsLinkUp(uint32_t topologyLinkId) const
+{
+    return GetChannel(topologyLinkId)->IsLinkUp();
+}
+
+uint64_t
+RoceFabricHelper::GetLinkDownDrops() const
+{
+    uint64_t n = 0;
+    for (const auto& node : m_portsByNode)
+    {
+        for (const auto& port : node.second)
+        {
+            n += port->GetLinkDownDrops();
+        }
+    }
+    return n;
+}
+
 NodeContainer
 RoceFabricHelper::GetHostNodes() const
 {
@@ -277,6 +322,13 @@ RoceFabricHelper::GetDrops() const
         }
         drops[RoceSwitch::DropReasonName(reason)] = total;
     }
+    drops["link_down"] = GetLinkDownDrops();
+    uint64_t watchdog = 0;
+    for (const auto& w : m_watchdogs)
+    {
+        watchdog += w->GetDroppedPackets();
+    }
+    drops["pfc_watchdog"] = watchdog;
     return drops;
 }
 

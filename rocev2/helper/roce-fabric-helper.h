@@ -8,6 +8,7 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
+#include "ns3/pfc-watchdog.h"
 #include "ns3/rdma-engine.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
@@ -26,6 +27,9 @@ namespace ns3
  * (hosts first, in host order), a RoceNicDevice with an RdmaEngine and ns-3's
  * InternetStack on every host, a RoceSwitch with one port per link end on every switch,
  * a RoceChannel per link, and each switch's ECMP routes.
+ *
+ * Every switch also gets a PfcWatchdog (aggregated to its node), which does nothing unless
+ * ns3::PfcWatchdog::Enabled is true.
  *
  * Host h gets IPv4 address 10.0.0.1 + h in 10.0.0.0/8 and MAC 02:00 + its address.
  * Attributes of the models (ns3::RoceNetDevice::*, ns3::RoceSwitch::*, ns3::RdmaEngine::*,
@@ -55,6 +59,20 @@ class RoceFabricHelper
 
     uint32_t GetNSwitches() const;
     Ptr<RoceSwitch> GetSwitch(uint32_t i) const;
+    /// The PFC watchdog of switch i (in the order of GetSwitch).
+    Ptr<PfcWatchdog> GetPfcWatchdog(uint32_t i) const;
+
+    /// Cable of a topology link (FabricTopology link id). Valid after Build.
+    Ptr<RoceChannel> GetChannel(uint32_t topologyLinkId) const;
+    /**
+     * Take a link down (both directions: every frame on it or handed to it is lost, PFC
+     * frames too) or bring it back up, now. Schedule it to act later, e.g.
+     * Simulator::Schedule(t, &RoceFabricHelper::SetLinkUp, &fabric, id, false).
+     */
+    void SetLinkUp(uint32_t topologyLinkId, bool up);
+    bool IsLinkUp(uint32_t topologyLinkId) const;
+    /// Frames lost on down links, all ports.
+    uint64_t GetLinkDownDrops() const;
     NodeContainer GetHostNodes() const;
     NodeContainer GetSwitchNodes() const;
 
@@ -73,7 +91,9 @@ class RoceFabricHelper
 
     /// Frames carried by all links (one packet crossing one link is one hop).
     uint64_t GetPacketHops() const;
-    /// Drops of all switches by reason name (every reason present, zeros included).
+    /// Drops of all switches by reason name (every reason present, zeros included), and
+    /// "link_down" (frames lost on down links, any port) and "pfc_watchdog" (packets the
+    /// switches' PFC watchdogs dropped, egress and ingress).
     std::map<std::string, uint64_t> GetDrops() const;
 
   private:
@@ -83,6 +103,7 @@ class RoceFabricHelper
     NodeContainer m_switchNodes;
     std::vector<Ptr<RoceNicDevice>> m_nics;
     std::vector<Ptr<RoceSwitch>> m_switches;
+    std::vector<Ptr<PfcWatchdog>> m_watchdogs;
     std::vector<Ptr<RoceChannel>> m_channels;
     std::vector<NodePorts> m_portsByNode;
 };

@@ -28,7 +28,11 @@ RoceChannel::GetTypeId()
                                           "Propagation delay of the cable",
                                           TimeValue(MicroSeconds(1)),
                                           MakeTimeAccessor(&RoceChannel::m_delay),
-                                          MakeTimeChecker(Time(0)));
+                                          MakeTimeChecker(Time(0)))
+                            .AddTraceSource("LinkState",
+                                            "The cable went down (false) or came back up (true)",
+                                            MakeTraceSourceAccessor(&RoceChannel::m_linkStateTrace),
+                                            "ns3::RoceChannel::LinkStateTracedCallback");
     return tid;
 }
 
@@ -45,13 +49,41 @@ void
 RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime)
 {
     NS_ASSERT(m_nDevices == 2);
-    Ptr<RoceNetDevice> dst = (src == m_dev[0]) ? m_dev[1] : m_dev[0];
-    ++m_frames;
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+    if (!m_up)
+    {
+        src->NotifyLinkLoss(p);
+        return;
+    }
+    const uint32_t to = (src == m_dev[0]) ? 1 : 0;
+    ++m_sent[to];
+    Simulator::ScheduleWithContext(m_dev[to]->GetNode()->GetId(),
                                    txTime + m_delay,
                                    &RoceNetDevice::Receive,
-                                   dst,
+                                   m_dev[to],
                                    p);
+}
+
+void
+RoceChannel::SetLinkUp(bool up)
+{
+    if (up == m_up)
+    {
+        return;
+    }
+    NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << Simulator::Now().As(Time::US));
+    m_up = up;
+    m_linkStateTrace(up);
+    for (uint32_t i = 0; i < m_nDevices; ++i)
+    {
+        // Going down, every frame on the cable toward device i is lost.
+        m_dev[i]->NotifyLinkChange(up, m_sent[i]);
+    }
+}
+
+bool
+RoceChannel::IsLinkUp() const
+{
+    return m_up;
 }
 
 std::size_t
@@ -75,7 +107,7 @@ RoceChannel::GetDelay() const
 uint64_t
 RoceChannel::GetFramesCarried() const
 {
-    return m_frames;
+    return m_sent[0] + m_sent[1];
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -21,6 +22,20 @@ class RoceNetDevice;
  * The transmitting device computes the serialisation time (it knows its rate); the
  * channel adds the propagation delay and delivers the frame to the other end in that
  * node's context, which is the only way two nodes interact.
+ *
+ * Link failure: SetLinkUp(false) cuts the cable in both directions (a fibre pulled or a
+ * transceiver failed). While it is down, every frame the ends hand to it is lost, PFC frames
+ * included; frames in flight when it goes down are lost too, even if it comes back before
+ * they would have arrived. Each loss is counted by the device that sent the frame
+ * (RoceNetDevice::GetLinkDownDrops, trace LinkDownDrop), and both devices report the new
+ * state (NetDevice::IsLinkUp and its link-change callbacks). The ports keep serialising at
+ * their line rate into the dead cable: routes and queue pairs react to the loss, not the
+ * port.
+ *
+ * Frames in one direction arrive in the order they were sent (one transmitter, one delay), so
+ * the frames lost in flight are the next ones to arrive: at a link-down each device is told
+ * how many frames have been put on the cable toward it so far, and discards arrivals up to
+ * that count. The data path pays one counter increment at each end.
  */
 class RoceChannel : public Channel
 {
@@ -39,6 +54,13 @@ class RoceChannel : public Channel
      */
     void Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime);
 
+    /// Take the cable down (every frame on it or handed to it is lost) or bring it back up.
+    void SetLinkUp(bool up);
+    bool IsLinkUp() const;
+
+    /// Signature of the LinkState trace.
+    typedef void (*LinkStateTracedCallback)(bool up);
+
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     Time GetDelay() const;
@@ -49,7 +71,9 @@ class RoceChannel : public Channel
     Time m_delay;
     Ptr<RoceNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
-    uint64_t m_frames{0};
+    uint64_t m_sent[2]{}; //!< frames put on the cable toward device 0 and toward device 1
+    bool m_up{true};
+    TracedCallback<bool> m_linkStateTrace;
 };
 
 } // namespace ns3

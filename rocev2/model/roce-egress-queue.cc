@@ -202,6 +202,22 @@ RoceEgressQueue::ForEach(uint8_t priority,
     }
 }
 
+uint32_t
+RoceEgressQueue::Flush(uint8_t priority, const std::function<void(Ptr<Packet>, uint32_t)>& discard)
+{
+    std::deque<Entry> frames;
+    frames.swap(m_queues[priority]);
+    m_totalBytes -= m_bytes[priority];
+    m_bytes[priority] = 0;
+    m_nonEmptyMask &= ~(1u << priority);
+    m_deficit[priority] = 0;
+    for (const Entry& e : frames)
+    {
+        discard(e.packet, e.meta);
+    }
+    return static_cast<uint32_t>(frames.size());
+}
+
 void
 RoceEgressQueue::SetPaused(uint8_t priority, bool paused)
 {

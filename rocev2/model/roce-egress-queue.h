@@ -59,6 +59,13 @@ class RoceEgressQueue : public Object
     void ForEach(uint8_t priority,
                  const std::function<void(Ptr<const Packet>, uint32_t)>& visit) const;
 
+    /**
+     * Take every frame out of one class, in queue order, without transmitting it (the PFC
+     * watchdog's drop action); each goes to `discard` with its metadata word.
+     * \return the number of frames removed
+     */
+    uint32_t Flush(uint8_t priority, const std::function<void(Ptr<Packet>, uint32_t)>& discard);
+
     /// Pause or resume one class (PFC, IEEE 802.1Qbb).
     void SetPaused(uint8_t priority, bool paused);
     bool IsPaused(uint8_t priority) const;

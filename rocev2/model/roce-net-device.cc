@@ -145,7 +145,21 @@ RoceNetDevice::GetTypeId()
             .AddTraceSource("PauseState",
                             "A priority of this port's egress was paused or resumed by the peer",
                             MakeTraceSourceAccessor(&RoceNetDevice::m_pauseStateTrace),
-                            "ns3::RoceNetDevice::PauseStateTracedCallback");
+                            "ns3::RoceNetDevice::PauseStateTracedCallback")
+            .AddTraceSource("LinkDownDrop",
+                            "A frame this port sent was lost because the link was down",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_linkDownDropTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("EgressDiscard",
+                            "A frame of a dropping egress class was discarded (PFC watchdog): "
+                            "(frame, priority)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_egressDiscardTrace),
+                            "ns3::RoceNetDevice::DiscardTracedCallback")
+            .AddTraceSource("IngressDiscard",
+                            "An arriving frame of a dropping priority was discarded (PFC "
+                            "watchdog): (frame, priority)",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_ingressDiscardTrace),
+                            "ns3::RoceNetDevice::DiscardTracedCallback");
     return tid;
 }
 
@@ -171,6 +185,7 @@ RoceNetDevice::DoDispose()
     m_receiveErrorModel = nullptr;
     m_rxHandler = RxHandler();
     m_dequeueHandler = DequeueHandler();
+    m_discardHandler = DequeueHandler();
     NetDevice::DoDispose();
 }
 
@@ -179,6 +194,7 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 {
     m_channel = channel;
     m_channel->Attach(this);
+    m_linkUp = m_channel->IsLinkUp();
     return true;
 }
 
@@ -280,6 +296,11 @@ RoceNetDevice::GetDscpMap() const
 void
 RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 {
+    if (m_dropMask & (1u << priority))
+    {
+        Discard(frame, priority, meta); // PFC watchdog: this class drops what joins it
+        return;
+    }
     m_queue->Enqueue(frame, priority, meta);
     m_egressTrace(priority, m_queue->GetBytes(priority));
     TryTransmit();
@@ -389,6 +410,11 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
             continue;
         }
         m_pfcRxTrace(p, pfc.GetQuanta(p));
+        m_lastPfcRx[p] = Simulator::Now();
+        if (m_pfcIgnoredMask & (1u << p))
+        {
+            continue; // PFC watchdog: a stormed queue does not obey its peer
+        }
         if (delay.IsZero())
         {
             ApplyPause(p, pfc.GetQuanta(p));
@@ -403,6 +429,10 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
 void
 RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
 {
+    if (m_pfcIgnoredMask & (1u << priority))
+    {
+        return; // received before the watchdog acted, due after
+    }
     if (quanta == 0)
     {
         Resume(priority);
@@ -564,6 +594,13 @@ RoceNetDevice::MayHaveMore() const
 void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
+    if (++m_arrived <= m_lostUntil)
+    {
+        // The link went down while the frame was on it (and may be back up by now).
+        Ptr<NetDevice> peer = m_channel->GetDevice(m_channel->GetDevice(0) == this ? 1 : 0);
+        StaticCast<RoceNetDevice>(peer)->NotifyLinkLoss(frame);
+        return;
+    }
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxErrorDrops;
@@ -578,7 +615,119 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         ReceivePfc(frame); // MAC Control ends at the MAC, whatever the port belongs to
         return;
     }
+    if (m_dropMask != 0 && DropOnIngress(frame))
+    {
+        return;
+    }
     Deliver(frame);
+}
+
+bool
+RoceNetDevice::DropOnIngress(Ptr<Packet> frame)
+{
+    uint8_t b[18 + 20] = {};
+    uint32_t l3 = 14;
+    const uint8_t priority = frame->CopyData(b, sizeof(b)) >= 34 ? Classify(b, l3) : 0;
+    if (!(m_dropMask & (1u << priority)))
+    {
+        return false;
+    }
+    m_ingressDiscardTrace(frame, priority);
+    return true;
+}
+
+void
+RoceNetDevice::Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
+{
+    m_egressDiscardTrace(frame, priority);
+    if (!m_discardHandler.IsNull())
+    {
+        m_discardHandler(frame, priority, meta);
+    }
+}
+
+void
+RoceNetDevice::SetDiscardHandler(DequeueHandler handler)
+{
+    m_discardHandler = handler;
+}
+
+void
+RoceNetDevice::SetDropping(uint8_t priority, bool drop)
+{
+    NS_ASSERT(priority < 8);
+    if (!drop)
+    {
+        m_dropMask &= ~(1u << priority);
+        return;
+    }
+    m_dropMask |= (1u << priority);
+    if (m_queue->GetPackets(priority) > 0)
+    {
+        m_queue->Flush(priority, [this, priority](Ptr<Packet> frame, uint32_t meta) {
+            Discard(frame, priority, meta);
+        });
+        m_egressTrace(priority, m_queue->GetBytes(priority));
+    }
+}
+
+bool
+RoceNetDevice::IsDropping(uint8_t priority) const
+{
+    return m_dropMask & (1u << priority);
+}
+
+void
+RoceNetDevice::SetPfcIgnored(uint8_t priority, bool ignore)
+{
+    NS_ASSERT(priority < 8);
+    if (!ignore)
+    {
+        m_pfcIgnoredMask &= ~(1u << priority);
+        return;
+    }
+    m_pfcIgnoredMask |= (1u << priority);
+    Resume(priority); // a pause in force is lifted (no-op if not paused)
+}
+
+bool
+RoceNetDevice::IsPfcIgnored(uint8_t priority) const
+{
+    return m_pfcIgnoredMask & (1u << priority);
+}
+
+Time
+RoceNetDevice::GetLastPfcRxTime(uint8_t priority) const
+{
+    return m_lastPfcRx[priority];
+}
+
+void
+RoceNetDevice::NotifyLinkChange(bool up, uint64_t framesSent)
+{
+    if (!up)
+    {
+        m_lostUntil = framesSent;
+    }
+    if (up == m_linkUp)
+    {
+        return;
+    }
+    m_linkUp = up;
+    m_linkChangeCallbacks();
+}
+
+void
+RoceNetDevice::NotifyLinkLoss(Ptr<const Packet> frame)
+{
+    ++m_linkDownDrops;
+    m_linkDownDropTrace(frame);
+}
+
+uint64_t
+RoceNetDevice::GetLinkDownDrops() const
+{
+    return m_linkDownDrops;
 }
 
 void
@@ -679,12 +828,13 @@ RoceNetDevice::GetMtu() const
 bool
 RoceNetDevice::IsLinkUp() const
 {
-    return m_channel != nullptr;
+    return m_channel != nullptr && m_linkUp;
 }
 
 void
-RoceNetDevice::AddLinkChangeCallback(Callback<void> /*callback*/)
+RoceNetDevice::AddLinkChangeCallback(Callback<void> callback)
 {
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
 }
 
 bool

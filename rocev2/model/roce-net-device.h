@@ -33,6 +33,18 @@ class RoceChannel;
  *
  * Transmission is event-light: a frame that meets an idle port leaves at once with no
  * event of its own; a "transmit next" event exists only while frames wait.
+ *
+ * Link state follows the cable (RoceChannel::SetLinkUp): IsLinkUp() and the link-change
+ * callbacks of ns-3's NetDevice; frames this port sends that the dead cable loses are counted
+ * (GetLinkDownDrops) and traced (LinkDownDrop).
+ *
+ * PFC watchdog hooks (PfcWatchdog): a priority can be made to ignore the PFC frames it
+ * receives (SetPfcIgnored: counted and traced, not obeyed) and to drop its traffic
+ * (SetDropping: the egress class is flushed and discards what joins it, and frames of that
+ * priority arriving on this port are dropped before the node sees them). Discarded egress
+ * frames go to the discard handler (the switch returns their buffer), both kinds to the
+ * EgressDiscard / IngressDiscard traces. With no priority dropping, the data path pays one
+ * test of a zero mask per frame.
  */
 class RoceNetDevice : public NetDevice
 {
@@ -62,6 +74,37 @@ class RoceNetDevice : public NetDevice
     /// Queue a whole frame (Ethernet header first) in the given class and start sending.
     void Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta = 0);
 
+    // ---- Link state (RoceChannel::SetLinkUp) ----
+    /**
+     * Called by the channel when the cable goes down or comes back up.
+     * \param up the new state
+     * \param framesSent frames put on the cable toward this port so far: going down, those
+     *        not yet arrived are lost
+     */
+    void NotifyLinkChange(bool up, uint64_t framesSent);
+    /// Called by the channel: a frame this port sent was lost because the cable was down (or
+    /// went down while the frame was on it).
+    void NotifyLinkLoss(Ptr<const Packet> frame);
+    /// Frames this port sent that a down link lost.
+    uint64_t GetLinkDownDrops() const;
+
+    // ---- PFC watchdog hooks ----
+    /// Ignore (true) or obey again (false) the PFC frames received for a priority. Ignoring
+    /// resumes the priority at once if it is paused; ignored frames are still counted, traced
+    /// (PfcRx) and timed (GetLastPfcRxTime).
+    void SetPfcIgnored(uint8_t priority, bool ignore);
+    bool IsPfcIgnored(uint8_t priority) const;
+    /// Drop (true) or carry again (false) a priority's traffic on this port: its egress class
+    /// is emptied at once and discards every frame that joins it; frames of that priority
+    /// received on this port are dropped before the node sees them.
+    void SetDropping(uint8_t priority, bool drop);
+    bool IsDropping(uint8_t priority) const;
+    /// Where frames discarded from the egress queue go (frame, priority, metadata word), so
+    /// that their owner can account for them (the switch releases their buffer).
+    void SetDiscardHandler(DequeueHandler handler);
+    /// When the last PFC frame for this priority arrived (0 if none has).
+    Time GetLastPfcRxTime(uint8_t priority) const;
+
     // ---- PFC (IEEE 802.1Qbb) ----
     /// Send a PFC frame for one priority (quanta 0 = XON); it goes before every queued frame.
     void SendPfc(uint8_t priority, uint16_t quanta);
@@ -89,7 +132,10 @@ class RoceNetDevice : public NetDevice
     typedef void (*PfcTracedCallback)(uint8_t priority, uint16_t quanta);
     typedef void (*PauseStateTracedCallback)(uint8_t priority, bool paused);
     typedef void (*EgressBytesTracedCallback)(uint8_t priority, uint64_t bytes);
-    /// Called by the channel when a frame has fully arrived.
+    /// Signature of the EgressDiscard and IngressDiscard traces.
+    typedef void (*DiscardTracedCallback)(Ptr<const Packet> frame, uint8_t priority);
+    /// Called by the channel when a frame has fully arrived (or would have, had the link not
+    /// gone down while it was on it: then it is lost and counted by its sender).
     void Receive(Ptr<Packet> frame);
 
     /// Serialisation time of a frame of this many bytes (header to payload end).
@@ -176,6 +222,10 @@ class RoceNetDevice : public NetDevice
     std::string GetDscpMap() const;
     void ApplyPause(uint8_t priority, uint16_t quanta);
     void Resume(uint8_t priority);
+    /// A frame of a dropping egress class is discarded.
+    void Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta);
+    /// Whether an arriving frame belongs to a dropping priority (then it is discarded).
+    bool DropOnIngress(Ptr<Packet> frame);
 
     Ptr<RoceChannel> m_channel;
     Ptr<RoceEgressQueue> m_queue;
@@ -211,6 +261,20 @@ class RoceNetDevice : public NetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pauseStateTrace;
+    std::array<Time, 8> m_lastPfcRx{};
+
+    bool m_linkUp{true};
+    uint64_t m_arrived{0};   //!< frames the cable brought to this port (lost ones included)
+    uint64_t m_lostUntil{0}; //!< arrivals up to this count were on the cable when it failed
+    uint64_t m_linkDownDrops{0};
+    TracedCallback<> m_linkChangeCallbacks;
+    TracedCallback<Ptr<const Packet>> m_linkDownDropTrace;
+
+    uint8_t m_pfcIgnoredMask{0};
+    uint8_t m_dropMask{0}; //!< priorities whose traffic this port drops (PFC watchdog)
+    DequeueHandler m_discardHandler;
+    TracedCallback<Ptr<const Packet>, uint8_t> m_egressDiscardTrace;
+    TracedCallback<Ptr<const Packet>, uint8_t> m_ingressDiscardTrace;
 
     TracedCallback<Ptr<const Packet>> m_macTxTrace;     //!< frame starts transmission
     TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received

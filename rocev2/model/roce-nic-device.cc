@@ -3,7 +3,11 @@
  */
 #include "roce-nic-device.h"
 
+#include "pfc-header.h"
+
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ib-opcode.h"
 #include "ns3/int-header.h"
@@ -37,6 +41,12 @@ RoceNicDevice::GetTypeId()
                           MakeBooleanAccessor(&RoceNicDevice::m_ecn),
                           MakeBooleanChecker())
             // CNP_DSCP = 48 (priority 6) in a public mlxconfig dump of a ConnectX adapter.
+            // 64: the Linux default (net.ipv4.ip_default_ttl), which RoCE NICs' drivers use.
+            .AddAttribute("Ttl",
+                          "IPv4 TTL of the packets this NIC sends (switches decrement it)",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RoceNicDevice::m_ttl),
+                          MakeUintegerChecker<uint8_t>(1))
             .AddAttribute("CnpDscp",
                           "DSCP of the CNPs this NIC sends",
                           UintegerValue(48),
@@ -76,6 +86,10 @@ RoceNicDevice::~RoceNicDevice() = default;
 void
 RoceNicDevice::DoDispose()
 {
+    for (auto& e : m_stormEvent)
+    {
+        e.Cancel();
+    }
     if (m_engine)
     {
         m_engine->Dispose();
@@ -168,7 +182,7 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p,
     ip.SetDestination(Ipv4Address::ConvertFrom(qp->GetPeer()));
     ip.SetProtocol(17);
     ip.SetPayloadSize(p->GetSize());
-    ip.SetTtl(64);
+    ip.SetTtl(m_ttl);
     ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
     ip.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
     ip.SetDontFragment();
@@ -319,7 +333,7 @@ RoceNicDevice::SendRxPfc(uint16_t quanta)
 {
     for (uint8_t p = 0; p < 8; ++p)
     {
-        if (IsPfcEnabled(p))
+        if (IsPfcEnabled(p) && !(m_stormMask & (1u << p)))
         {
             SendPfc(p, quanta);
         }
@@ -363,6 +377,51 @@ RoceNicDevice::CheckRxPause()
                                         &RoceNicDevice::CheckRxPause,
                                         this);
     }
+}
+
+void
+RoceNicDevice::StartPauseStorm(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7, "StartPauseStorm: priority " << +priority << " is not 0-7");
+    if (m_stormMask & (1u << priority))
+    {
+        return;
+    }
+    NS_LOG_INFO("pause storm on priority " << +priority << " from " << m_ipv4);
+    m_stormMask |= (1u << priority);
+    StormPause(priority);
+}
+
+void
+RoceNicDevice::StopPauseStorm(uint8_t priority)
+{
+    NS_ABORT_MSG_IF(priority > 7, "StopPauseStorm: priority " << +priority << " is not 0-7");
+    m_stormMask &= ~(1u << priority);
+    m_stormEvent[priority].Cancel();
+}
+
+bool
+RoceNicDevice::IsPauseStorming(uint8_t priority) const
+{
+    return m_stormMask & (1u << priority);
+}
+
+Time
+RoceNicDevice::GetPauseStormInterval() const
+{
+    // The largest pause (0xFFFF quanta: 335.5 us at 100 Gb/s), sent again after the fraction
+    // this port refreshes its own pauses at (PauseRefreshFraction), so that it never lapses.
+    DoubleValue fraction;
+    GetAttribute("PauseRefreshFraction", fraction);
+    return PfcHeader::PauseDuration(0xFFFF, GetDataRate()) * fraction.Get();
+}
+
+void
+RoceNicDevice::StormPause(uint8_t priority)
+{
+    SendPfc(priority, 0xFFFF);
+    m_stormEvent[priority] =
+        Simulator::Schedule(GetPauseStormInterval(), &RoceNicDevice::StormPause, this, priority);
 }
 
 uint64_t

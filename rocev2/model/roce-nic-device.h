@@ -27,6 +27,12 @@ namespace ns3
  * bit of their DSCP (IntDscpBit) set; switches fill its hop records. On receipt, a RoCE
  * packet with the bit set has its IntHeader removed and handed to the engine with it; the
  * ACK or NAK that answers a data packet carries the records back (type echo, bit set).
+ *
+ * Pause storm (StartPauseStorm): the NIC misbehaves as a stuck receive pipeline does, sending
+ * XOFF frames of the largest pause time (0xFFFF quanta) for a priority and sending them again
+ * before they expire, until StopPauseStorm; it then falls silent (no XON), so the peer's
+ * pause runs out by itself. The NIC's own receive-buffer XON is not sent for a stormed
+ * priority.
  */
 class RoceNicDevice : public RoceNetDevice
 {
@@ -59,6 +65,15 @@ class RoceNicDevice : public RoceNetDevice
                   const Address& dest,
                   uint16_t protocolNumber) override;
 
+    /// Start sending XOFF (0xFFFF quanta) for this priority now and every
+    /// PauseRefreshFraction of that pause time, forever (a broken NIC); idempotent.
+    void StartPauseStorm(uint8_t priority);
+    /// Stop the storm on this priority (nothing more is sent; the peer's pause expires).
+    void StopPauseStorm(uint8_t priority);
+    bool IsPauseStorming(uint8_t priority) const;
+    /// Interval between the storm's XOFF frames at this port's rate.
+    Time GetPauseStormInterval() const;
+
     uint64_t GetRoceRxPackets() const;
     /// Bytes in the receive buffer now (0 when RxDrainRate is 0).
     uint64_t GetRxBufferBytes() const;
@@ -87,11 +102,13 @@ class RoceNicDevice : public RoceNetDevice
     void SendRxPfc(uint16_t quanta);
     uint64_t RxOccupancy() const;
     void Kick();
+    void StormPause(uint8_t priority);
 
     Ptr<RdmaEngine> m_engine;
     Ipv4Address m_ipv4;
     bool m_ecn;
     uint8_t m_cnpDscp;
+    uint8_t m_ttl; //!< IPv4 TTL of sent packets
     uint64_t m_roceRx{0};
 
     // Receive buffer between the port and host memory (PCIe, memory bandwidth): a FIFO
@@ -106,6 +123,9 @@ class RoceNicDevice : public RoceNetDevice
     Time m_rxLastXoff;
     EventId m_rxCheck;
     uint64_t m_rxDrops{0};
+
+    uint8_t m_stormMask{0};              //!< priorities this NIC storms
+    std::array<EventId, 8> m_stormEvent; //!< next storm XOFF per priority
 };
 
 } // namespace ns3

@@ -278,6 +278,10 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
         [this, index](Ptr<Packet> frame, uint8_t priority, uint32_t meta) {
             Dequeued(index, frame, priority, meta);
         }));
+    port->SetDiscardHandler(RoceNetDevice::DequeueHandler(
+        [this](Ptr<Packet> frame, uint8_t /*priority*/, uint32_t meta) {
+            Discarded(frame, meta);
+        }));
     return index;
 }
 
@@ -565,6 +569,20 @@ RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t /*priority*/, uin
     {
         StampInt(port, frame, priority);
     }
+    m_mmu->Release(in, priority, frame->GetSize());
+    m_bufferTrace(m_mmu->GetTotalUsed());
+    if (m_mmu->IsPaused(in, priority))
+    {
+        UpdatePause(in, priority);
+    }
+}
+
+void
+RoceSwitch::Discarded(Ptr<Packet> frame, uint32_t meta)
+{
+    // Discarded from an egress queue (PFC watchdog): the buffer comes back as at a dequeue.
+    const uint32_t in = meta >> 16;
+    const uint8_t priority = (meta >> 8) & 0xFF;
     m_mmu->Release(in, priority, frame->GetSize());
     m_bufferTrace(m_mmu->GetTotalUsed());
     if (m_mmu->IsPaused(in, priority))

@@ -125,6 +125,8 @@ class RoceSwitch : public Object
   private:
     void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
     void Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t priority, uint32_t meta);
+    /// A queued frame was discarded instead of sent (PFC watchdog): release its buffer.
+    void Discarded(Ptr<Packet> frame, uint32_t meta);
     /// RED decision on a packet joining or leaving an egress queue of queueBytes.
     void MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate);
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);

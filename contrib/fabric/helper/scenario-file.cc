@@ -698,6 +698,7 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
     r.OnlyKeys(root,
                "$",
                {"name",
+                "description",
                 "defaults",
                 "fat-tree",
                 "nodes",
@@ -716,6 +717,10 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
     s.file = file;
     s.name = root.contains("name") ? r.String(root["name"], "$.name")
                                    : file.substr(file.find_last_of('/') + 1);
+    if (root.contains("description"))
+    {
+        s.description = r.String(root["description"], "$.description");
+    }
     ReadTopology(r, root, s);
     ReadRouting(r, root, s);
     ReadLossless(r, root, s);

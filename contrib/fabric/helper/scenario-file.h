@@ -70,8 +70,9 @@ struct WatchdogSpec
  */
 struct Scenario
 {
-    std::string file; //!< where it was read from
-    std::string name; //!< "name", or the file's base name
+    std::string file;        //!< where it was read from
+    std::string name;        //!< "name", or the file's base name
+    std::string description; //!< free text, for people
     FabricTopology topology;
     RoutingMode routing{RoutingMode::ECMP};
     /// STATIC routing: switch node id -> destination host index -> egress ports, ascending.

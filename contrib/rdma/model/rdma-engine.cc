@@ -166,7 +166,17 @@ RdmaEngine::GetNQueuePairs() const
 bool
 RdmaEngine::HasActiveQueuePairs() const
 {
-    return !m_active.empty();
+    return m_sendingData && !m_active.empty();
+}
+
+void
+RdmaEngine::SetSendingData(bool sending)
+{
+    m_sendingData = sending;
+    if (sending && !m_active.empty())
+    {
+        m_kick();
+    }
 }
 
 void
@@ -191,6 +201,10 @@ Ptr<Packet>
 RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
 {
     wakeAt = Time::Max();
+    if (!m_sendingData)
+    {
+        return nullptr;
+    }
     const Time now = Simulator::Now();
     size_t n = m_active.size();
     size_t i = n ? m_rr % n : 0;

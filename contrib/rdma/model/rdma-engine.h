@@ -81,6 +81,11 @@ class RdmaEngine : public Object
     Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
     /// Whether some QP may have a data packet to send (now or after pacing).
     bool HasActiveQueuePairs() const;
+    /**
+     * Stop (or restart) sending data: queue pairs keep their state and still answer with ACKs
+     * and NAKs, but no new data packet leaves (a sender that stopped, as in a deadlock study).
+     */
+    void SetSendingData(bool sending);
 
     /**
      * The next data packet to transmit, or null.
@@ -118,6 +123,7 @@ class RdmaEngine : public Object
     DataRate m_rate;
     uint32_t m_linkOverhead{0};
     bool m_telemetry{false};
+    bool m_sendingData{true};
     uint32_t m_telemetryOverhead{0};
     TransmitKick m_kick;
     ControlSender m_control;

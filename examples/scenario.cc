@@ -1,0 +1,240 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Runs a scenario file (docs/scenario-format.md): any topology, routes (ECMP, up-down or
+ * static), lossless settings, flows and timed events on RoCEv2, with the PFC deadlock detector.
+ *
+ *   ./ns3 run 'scenario --config=examples/scenarios/ring4-deadlock.json'
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/deadlock-detector.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/pfc-monitor.h"
+#include "ns3/program-options.h"
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/roce-flow-runner.h"
+#include "ns3/run-output.h"
+#include "ns3/scenario-file.h"
+#include "ns3/wall-clock.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// The route table the scenario asks for.
+EcmpRouteTable
+RoutesOf(const Scenario& s)
+{
+    EcmpRouteTable routes;
+    if (s.routing == RoutingMode::STATIC)
+    {
+        routes.ClearAll(s.topology);
+        for (const auto& [node, table] : s.routes)
+        {
+            for (const auto& [host, ports] : table)
+            {
+                routes.SetNextHops(node, host, ports);
+            }
+        }
+    }
+    else
+    {
+        routes.Compute(s.topology, {}, s.routing == RoutingMode::UP_DOWN);
+    }
+    return routes;
+}
+
+/// "cycle a -> b -> c -> a".
+std::string
+CycleText(const std::vector<std::string>& cycle)
+{
+    std::string text;
+    for (const auto& q : cycle)
+    {
+        text += q + " -> ";
+    }
+    return text + (cycle.empty() ? "" : cycle.front());
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    WallClock wall;
+    std::string config;
+    ProgramOptions opts("scenario",
+                        "Runs a scenario file (docs/scenario-format.md) on RoCEv2: topology, "
+                        "routes, PFC, flows, timed events and the PFC deadlock detector");
+    opts.AddValue("config", "the scenario file (JSON)", config);
+    opts.Parse(argc, argv);
+    opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
+    if (config.empty())
+    {
+        opts.Fail(InputError("no --config given", "--config=FILE, a scenario file"));
+    }
+    Scenario s;
+    try
+    {
+        s = ScenarioFile::Read(config);
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+    for (const auto& [name, value] : s.attributes)
+    {
+        if (!Config::SetDefaultFailSafe(name, StringValue(value)))
+        {
+            opts.Fail(InputError(config + ": $.attributes." + name + ": \"" + value +
+                                     "\" is not a valid value of an existing attribute",
+                                 "an attribute --PrintAttributes lists, with a valid value"));
+        }
+    }
+    Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(s.pfcPriorities));
+    Config::SetDefault("ns3::RoceNicDevice::Ttl", UintegerValue(s.ttl));
+    std::string why;
+    if (!RdmaCcHelper::Select(s.cc, s.ccPreset, why))
+    {
+        opts.Fail(InputError(config + ": $.cc: " + why, ""));
+    }
+    for (const ScenarioEvent& e : s.events)
+    {
+        if (e.kind != ScenarioEvent::STOP_SENDER)
+        {
+            opts.Fail(InputError(config + ": " + e.path +
+                                     ": link and pause-storm events are not implemented yet",
+                                 "stop-sender events only, for now"));
+        }
+    }
+    for (const std::string& w : s.warnings)
+    {
+        std::fprintf(stderr, "scenario: warning: %s: %s\n", config.c_str(), w.c_str());
+    }
+
+    RunOutput out(opts.GetOutDir());
+    std::string dir = opts.GetOutDir();
+    if (!dir.empty() && dir.back() != '/')
+    {
+        dir += '/';
+    }
+    const EcmpRouteTable routes = RoutesOf(s);
+    RoceFabricHelper fabric;
+    fabric.SetEcmpSeed(opts.GetSeed());
+    fabric.Build(s.topology, routes);
+    if (!opts.GetPcapDir().empty())
+    {
+        RunOutput pcapDir(opts.GetPcapDir());
+        fabric.EnablePcap(opts.GetPcapDir());
+    }
+    PfcMonitor pfc;
+    pfc.Install(fabric);
+    pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    Ptr<DeadlockDetector> detector;
+    if (s.detector.enabled)
+    {
+        detector = CreateObject<DeadlockDetector>();
+        detector->SetAttribute("Interval", TimeValue(s.detector.interval));
+        detector->SetAttribute("Persist", TimeValue(s.detector.persist));
+        detector->Install(fabric, s.topology);
+        detector->TraceConnectWithoutContext(
+            "Deadlock",
+            MakeCallback(+[](const DeadlockDetector::Report& r) {
+                std::printf("# DEADLOCK formed at %.1f us (detected at %.1f us): %s\n",
+                            r.formed.GetNanoSeconds() / 1e3,
+                            r.detected.GetNanoSeconds() / 1e3,
+                            CycleText(r.cycle).c_str());
+            }));
+    }
+    RoceFlowRunner runner(fabric, s.topology, routes);
+    runner.Schedule(s.flows);
+    for (const ScenarioEvent& e : s.events)
+    {
+        Ptr<RdmaEngine> engine = fabric.GetEngine(e.host);
+        Simulator::Schedule(e.at, [engine]() { engine->SetSendingData(false); });
+    }
+    Simulator::Stop(s.stop);
+    Simulator::Run();
+    pfc.Finish();
+    const double wallSeconds = wall.GetSeconds();
+
+    auto csv =
+        out.OpenCsv("fct.csv", {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us"});
+    uint32_t id = 0;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        csv.Add(static_cast<uint64_t>(id++))
+            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.src]).name)
+            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.dst]).name)
+            .Add(static_cast<uint64_t>(r.spec.priority))
+            .Add(r.spec.bytes)
+            .Add(r.spec.start.GetNanoSeconds() / 1e3);
+        if (r.finish.IsZero())
+        {
+            csv.Add(""); // not finished by the end of the run
+        }
+        else
+        {
+            csv.Add((r.finish - r.spec.start).GetNanoSeconds() / 1e3);
+        }
+        csv.EndRow();
+    }
+    csv.Close();
+
+    nlohmann::json& j = out.Json();
+    j["config"] = opts.OptionsAsJson();
+    j["scenario"] = {{"name", s.name}, {"file", config}, {"warnings", s.warnings}};
+    j["flows"] = {{"total", s.flows.size()}, {"finished", runner.GetFinished()}};
+    j["drops"] = fabric.GetDrops();
+    j["pfc"] = pfc.ToJson();
+    if (detector)
+    {
+        j["deadlock"] = detector->ToJson();
+        std::ofstream f(dir + "deadlock.json");
+        f << detector->ToJson().dump(2) << "\n";
+    }
+    out.RecordRunFigures(Simulator::GetEventCount(),
+                         fabric.GetPacketHops(),
+                         Simulator::Now(),
+                         wallSeconds);
+    out.WriteSummary();
+
+    std::printf("# scenario %s: %zu flows, %u finished by %.1f us\n",
+                s.name.c_str(),
+                s.flows.size(),
+                runner.GetFinished(),
+                Simulator::Now().GetNanoSeconds() / 1e3);
+    uint64_t drops = 0;
+    for (const auto& [reason, n] : fabric.GetDrops())
+    {
+        drops += n;
+    }
+    std::printf("# drops: %llu   PFC frames: %llu\n",
+                static_cast<unsigned long long>(drops),
+                static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+    if (detector)
+    {
+        std::printf("# deadlocks: %zu (%llu samples of the wait-for graph)\n",
+                    detector->GetReports().size(),
+                    static_cast<unsigned long long>(detector->GetSamples()));
+        for (const auto& r : detector->GetReports())
+        {
+            std::printf("#   formed %.1f us: %s; %zu flows, %llu bytes stuck\n",
+                        r.formed.GetNanoSeconds() / 1e3,
+                        CycleText(r.cycle).c_str(),
+                        r.flows.size(),
+                        static_cast<unsigned long long>(r.bytes));
+        }
+    }
+    std::printf(
+        "%s\n# results: %s\n",
+        out.RunFiguresLine().c_str(),
+        (dir + "summary.json, fct.csv, pfc.csv" + (detector ? ", deadlock.json" : "")).c_str());
+    Simulator::Destroy();
+    return 0;
+}
