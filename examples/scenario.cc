@@ -14,6 +14,8 @@
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/roce-flow-runner.h"
+#include "ns3/roce-nic-device.h"
+#include "ns3/roce-switch.h"
 #include "ns3/run-output.h"
 #include "ns3/scenario-file.h"
 #include "ns3/wall-clock.h"
@@ -103,14 +105,14 @@ main(int argc, char* argv[])
     {
         opts.Fail(InputError(config + ": $.cc: " + why, ""));
     }
-    for (const ScenarioEvent& e : s.events)
+    if (s.watchdog.enabled)
     {
-        if (e.kind != ScenarioEvent::STOP_SENDER)
-        {
-            opts.Fail(InputError(config + ": " + e.path +
-                                     ": link and pause-storm events are not implemented yet",
-                                 "stop-sender events only, for now"));
-        }
+        Config::SetDefault("ns3::PfcWatchdog::Enabled", BooleanValue(true));
+        Config::SetDefault("ns3::PfcWatchdog::PollInterval", TimeValue(s.watchdog.poll));
+        Config::SetDefault("ns3::PfcWatchdog::DetectionTime", TimeValue(s.watchdog.detect));
+        Config::SetDefault("ns3::PfcWatchdog::RestorationTime", TimeValue(s.watchdog.restore));
+        Config::SetDefault("ns3::PfcWatchdog::Action",
+                           StringValue(s.watchdog.drop ? "Drop" : "Forward"));
     }
     for (const std::string& w : s.warnings)
     {
@@ -153,10 +155,53 @@ main(int argc, char* argv[])
     }
     RoceFlowRunner runner(fabric, s.topology, routes);
     runner.Schedule(s.flows);
+    std::vector<bool> linkUp(s.topology.GetNLinks(), true);
+    EcmpRouteTable rerouted;
     for (const ScenarioEvent& e : s.events)
     {
-        Ptr<RdmaEngine> engine = fabric.GetEngine(e.host);
-        Simulator::Schedule(e.at, [engine]() { engine->SetSendingData(false); });
+        switch (e.kind)
+        {
+        case ScenarioEvent::STOP_SENDER: {
+            Ptr<RdmaEngine> engine = fabric.GetEngine(e.host);
+            Simulator::Schedule(e.at, [engine]() { engine->SetSendingData(false); });
+            break;
+        }
+        case ScenarioEvent::PAUSE_STORM: {
+            Ptr<RoceNicDevice> nic = fabric.GetNic(e.host);
+            const uint8_t priority = e.priority;
+            Simulator::Schedule(e.at, [nic, priority]() { nic->StartPauseStorm(priority); });
+            break;
+        }
+        case ScenarioEvent::LINK_DOWN:
+        case ScenarioEvent::LINK_UP: {
+            const bool up = e.kind == ScenarioEvent::LINK_UP;
+            const uint32_t link = e.link;
+            Simulator::Schedule(e.at, [&fabric, &linkUp, link, up]() {
+                fabric.SetLinkUp(link, up);
+                linkUp[link] = up;
+            });
+            if (e.rerouteAfter.IsPositive() && s.routing != RoutingMode::STATIC)
+            {
+                // The control plane converges: every switch takes the routes of the links
+                // up at that moment (static routes stay as written).
+                Simulator::Schedule(e.at + e.rerouteAfter, [&]() {
+                    rerouted.Compute(s.topology, linkUp, s.routing == RoutingMode::UP_DOWN);
+                    for (uint32_t n = 0; n < s.topology.GetNNodes(); ++n)
+                    {
+                        if (s.topology.GetNode(n).kind == FabricTopology::SWITCH)
+                        {
+                            fabric.GetPortsByNode()[n]
+                                .second.front()
+                                ->GetNode()
+                                ->GetObject<RoceSwitch>()
+                                ->SetRoutes(rerouted, n, fabric.GetHostAddress(0));
+                        }
+                    }
+                });
+            }
+            break;
+        }
+        }
     }
     Simulator::Stop(s.stop);
     Simulator::Run();

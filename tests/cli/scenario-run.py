@@ -4,10 +4,13 @@
 The ring of four switches with clockwise routes deadlocks: deadlock.json holds exactly one
 deadlock, a cycle of four queues, formed within 10 ms and detected within Persist plus one
 sampling interval; nothing is delivered after the senders stop. Its controls (three flows,
-counter-rotating routes, a 15:1 incast on an up-down fat-tree) report none.
+counter-rotating routes, a 15:1 incast on an up-down fat-tree, a link failure with rerouting)
+report none. A link failure loses packets but every flow finishes; a NIC's pause storm stalls
+a victim flow unless the PFC watchdog is on.
 
 usage: scenario-run.py WORKDIR PROGRAM SCENARIO_DIR
 """
+import csv
 import json
 import os
 import sys
@@ -39,11 +42,26 @@ def main():
     if summary["drops"] and sum(summary["drops"].values()) != 0:
         clitest.fail(f"ring4-deadlock: PFC dropped packets: {summary['drops']}")
     print(f"ring4-deadlock: {' -> '.join(d['cycle'])}, formed {d['formed_us']:.1f} us")
-    for control in ("ring4-three-flows", "ring4-counter-rotating", "fattree-incast-updown"):
+    for control in ("ring4-three-flows", "ring4-counter-rotating", "fattree-incast-updown",
+                    "fattree-link-failure"):
         deadlock, _ = run(program, work, os.path.join(scenarios, control + ".json"))
         if deadlock["deadlocks"]:
             clitest.fail(f"{control}: false report {deadlock['deadlocks']}")
         print(f"{control}: no deadlock ({deadlock['samples']} samples)")
+    # A link fails and routes converge: packets are lost on the dead link, every flow finishes.
+    summary = clitest.load_summary(os.path.join(work, "fattree-link-failure"))
+    if summary["drops"].get("link_down", 0) == 0 or summary["flows"]["finished"] != 4:
+        clitest.fail(f"fattree-link-failure: drops {summary['drops']}, flows {summary['flows']}")
+    # A NIC's pause storm stalls a victim flow two switches away; the PFC watchdog frees it.
+    for name, victim_done in (("pause-storm", False), ("pause-storm-watchdog", True)):
+        out = os.path.join(work, name)
+        clitest.run_ok(program, ["--config=" + os.path.join(scenarios, name + ".json"),
+                                 "--out=" + out], work, timeout=120)
+        rows = list(csv.DictReader(open(os.path.join(out, "fct.csv"))))
+        done = rows[1]["fct_us"] != ""
+        if done != victim_done:
+            clitest.fail(f"{name}: victim h2 -> h3 finished={done}, expected {victim_done}")
+        print(f"{name}: victim finished={done}")
     print("ok")
 
 
