@@ -4,6 +4,7 @@
 #include "roce-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/input-error.h"
 #include "ns3/internet-stack-helper.h"
@@ -169,10 +170,15 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
                                  " ports for each lossless priority) and " + "reserved minimums",
                              "ns3::SwitchMmu::BufferSize larger than the headroom it must hold");
         }
-        Ptr<PfcWatchdog> watchdog = CreateObject<PfcWatchdog>();
-        nodes[n]->AggregateObject(watchdog);
-        watchdog->Install(sw);
-        m_watchdogs.push_back(watchdog);
+    }
+    // Watchdogs only where they will run: a disabled one would cost set-up time for nothing.
+    m_watchdogs.assign(m_switches.size(), nullptr);
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(PfcWatchdog::GetTypeId().LookupAttributeByName("Enabled", &info));
+    const bool watchdogs = DynamicCast<const BooleanValue>(info.initialValue)->Get();
+    for (uint32_t s = 0; s < m_switches.size() && watchdogs; ++s)
+    {
+        GetPfcWatchdog(s);
     }
 }
 
@@ -239,9 +245,15 @@ RoceFabricHelper::GetSwitch(uint32_t i) const
 }
 
 Ptr<PfcWatchdog>
-RoceFabricHelper::GetPfcWatchdog(uint32_t i) const
+RoceFabricHelper::GetPfcWatchdog(uint32_t i)
 {
-    return m_watchdogs.at(i);
+    if (!m_watchdogs.at(i))
+    {
+        m_watchdogs[i] = CreateObject<PfcWatchdog>();
+        m_switchNodes.Get(i)->AggregateObject(m_watchdogs[i]);
+        m_watchdogs[i]->Install(m_switches[i]);
+    }
+    return m_watchdogs[i];
 }
 
 Ptr<RoceChannel>
@@ -326,7 +338,7 @@ RoceFabricHelper::GetDrops() const
     uint64_t watchdog = 0;
     for (const auto& w : m_watchdogs)
     {
-        watchdog += w->GetDroppedPackets();
+        watchdog += w ? w->GetDroppedPackets() : 0;
     }
     drops["pfc_watchdog"] = watchdog;
     return drops;

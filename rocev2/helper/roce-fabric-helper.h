@@ -28,8 +28,8 @@ namespace ns3
  * InternetStack on every host, a RoceSwitch with one port per link end on every switch,
  * a RoceChannel per link, and each switch's ECMP routes.
  *
- * Every switch also gets a PfcWatchdog (aggregated to its node), which does nothing unless
- * ns3::PfcWatchdog::Enabled is true.
+ * With ns3::PfcWatchdog::Enabled true (an attribute default), every switch also gets a running
+ * PfcWatchdog, aggregated to its node; GetPfcWatchdog creates one on demand otherwise.
  *
  * Host h gets IPv4 address 10.0.0.1 + h in 10.0.0.0/8 and MAC 02:00 + its address.
  * Attributes of the models (ns3::RoceNetDevice::*, ns3::RoceSwitch::*, ns3::RdmaEngine::*,
@@ -59,8 +59,9 @@ class RoceFabricHelper
 
     uint32_t GetNSwitches() const;
     Ptr<RoceSwitch> GetSwitch(uint32_t i) const;
-    /// The PFC watchdog of switch i (in the order of GetSwitch).
-    Ptr<PfcWatchdog> GetPfcWatchdog(uint32_t i) const;
+    /// The PFC watchdog of switch i (in the order of GetSwitch), created and installed now if
+    /// Build did not (it then runs once its Enabled attribute is set). Valid after Build.
+    Ptr<PfcWatchdog> GetPfcWatchdog(uint32_t i);
 
     /// Cable of a topology link (FabricTopology link id). Valid after Build.
     Ptr<RoceChannel> GetChannel(uint32_t topologyLinkId) const;
@@ -103,7 +104,7 @@ class RoceFabricHelper
     NodeContainer m_switchNodes;
     std::vector<Ptr<RoceNicDevice>> m_nics;
     std::vector<Ptr<RoceSwitch>> m_switches;
-    std::vector<Ptr<PfcWatchdog>> m_watchdogs;
+    std::vector<Ptr<PfcWatchdog>> m_watchdogs; //!< per switch; null until created
     std::vector<Ptr<RoceChannel>> m_channels;
     std::vector<NodePorts> m_portsByNode;
 };

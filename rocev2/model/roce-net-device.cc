@@ -410,7 +410,7 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
             continue;
         }
         m_pfcRxTrace(p, pfc.GetQuanta(p));
-        m_lastPfcRx[p] = Simulator::Now();
+        m_lastPfcRx[p] = Simulator::Now().GetTimeStep();
         if (m_pfcIgnoredMask & (1u << p))
         {
             continue; // PFC watchdog: a stormed queue does not obey its peer
@@ -699,7 +699,7 @@ RoceNetDevice::IsPfcIgnored(uint8_t priority) const
 Time
 RoceNetDevice::GetLastPfcRxTime(uint8_t priority) const
 {
-    return m_lastPfcRx[priority];
+    return TimeStep(m_lastPfcRx[priority]);
 }
 
 void

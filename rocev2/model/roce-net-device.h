@@ -261,7 +261,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace;
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace;
     TracedCallback<uint8_t, bool> m_pauseStateTrace;
-    std::array<Time, 8> m_lastPfcRx{};
+    std::array<int64_t, 8> m_lastPfcRx{}; //!< time steps (not Time: nothing to mark at set-up)
 
     bool m_linkUp{true};
     uint64_t m_arrived{0};   //!< frames the cable brought to this port (lost ones included)

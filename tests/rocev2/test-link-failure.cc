@@ -302,6 +302,7 @@ TEST(LinkFailureScenario, WithoutAFailureNothingIsLostOrRetransmitted)
 {
     // Control: the same flow with a zero-length outage scheduled after it ended.
     FailoverResult r = RunFailover(MilliSeconds(19), Seconds(0), 1000);
+    RecordProperty("last_arrival_us", std::to_string(r.lastArrival.GetMicroSeconds()));
     EXPECT_EQ(r.linkDownDrops, 0u);
     EXPECT_EQ(r.timeouts, 0u);
     EXPECT_EQ(r.retransmitted, 0u);

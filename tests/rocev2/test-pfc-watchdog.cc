@@ -330,6 +330,34 @@ class Lab
 
 } // namespace
 
+TEST(PfcWatchdogUnit, TheFabricHelperInstallsWatchdogsOnlyWhenEnabled)
+{
+    {
+        Lab lab;
+        lab.Build(3);
+        Ptr<Node> sw = lab.fabric.GetSwitch(0)->GetPort(0)->GetNode();
+        EXPECT_EQ(sw->GetObject<PfcWatchdog>(), nullptr);
+        // On demand, disabled until told otherwise, watching every port of the switch.
+        Ptr<PfcWatchdog> wd = lab.fabric.GetPfcWatchdog(0);
+        EXPECT_EQ(sw->GetObject<PfcWatchdog>(), wd);
+        EXPECT_FALSE(wd->IsEnabled());
+        EXPECT_EQ(wd->GetNPorts(), 3u);
+        EXPECT_EQ(lab.fabric.GetDrops().at("pfc_watchdog"), 0u);
+    }
+    Config::SetDefault("ns3::PfcWatchdog::Enabled", BooleanValue(true));
+    Lab lab;
+    lab.Build(3);
+    Ptr<PfcWatchdog> wd = lab.fabric.GetSwitch(0)->GetPort(0)->GetNode()->GetObject<PfcWatchdog>();
+    ASSERT_NE(wd, nullptr);
+    EXPECT_TRUE(wd->IsEnabled());
+    EXPECT_EQ(lab.fabric.GetPfcWatchdog(0), wd);
+    // SONiC's and Junos's defaults, in real time.
+    EXPECT_EQ(wd->GetPollInterval(), MilliSeconds(100));
+    EXPECT_EQ(wd->GetDetectionTime(), MilliSeconds(200));
+    EXPECT_EQ(wd->GetRestorationTime(), MilliSeconds(200));
+    EXPECT_EQ(wd->GetAction(), PfcWatchdog::DROP);
+}
+
 TEST(PauseStormScenario, AStormingReceiverHoldsTheSwitchAndThePauseSpreadsToTheSenders)
 {
     // h1 and h2 send to h0 through one switch; h0's NIC storms priority 3 from 0.5 to 1.5 ms.
