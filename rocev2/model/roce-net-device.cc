@@ -411,6 +411,10 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
         }
         m_pfcRxTrace(p, pfc.GetQuanta(p));
         m_lastPfcRx[p] = Simulator::Now().GetTimeStep();
+        if (!IsPfcEnabled(p))
+        {
+            continue; // 802.1Qbb: a priority without PFC on this port is never paused
+        }
         if (m_pfcIgnoredMask & (1u << p))
         {
             continue; // PFC watchdog: a stormed queue does not obey its peer

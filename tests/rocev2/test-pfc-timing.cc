@@ -27,6 +27,7 @@
 #include "ns3/roce-channel.h"
 #include "ns3/roce-net-device.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -483,4 +484,19 @@ TEST_F(PfcTimingTest, StandardResponseTimeAt25G)
     EXPECT_NEAR(m_a->GetPauseResponseTime().GetNanoSeconds(), 1638.4, 1.0);
     Build("25Gbps", NanoSeconds(700));
     EXPECT_EQ(m_a->GetPauseResponseTime(), NanoSeconds(700));
+}
+
+TEST_F(PfcTimingTest, PauseForAPriorityWithoutPfcIsIgnored)
+{
+    // 802.1Qbb: only PFC-enabled priorities obey PFC frames. With PFC off on priority 3 at
+    // A, B's XOFF for 3 arrives (and is counted) but A keeps sending.
+    Build("100Gbps");
+    m_a->SetAttribute("PfcEnabled", UintegerValue(0));
+    PfcAt(0, 0xFFFF);
+    bool pausedAfter = true;
+    Simulator::Schedule(MicroSeconds(5),
+                        [this, &pausedAfter]() { pausedAfter = m_a->IsPaused(3); });
+    Simulator::Run();
+    EXPECT_EQ(m_pfcRx.size(), 1u);
+    EXPECT_FALSE(pausedAfter);
 }
