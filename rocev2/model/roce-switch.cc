@@ -8,14 +8,12 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
-#include "ns3/ethernet-header.h"
 #include "ns3/int-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
-#include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 #include "ns3/vlan-tag.h"
 
@@ -144,54 +142,59 @@ RoceSwitch::MarkingProbability(uint64_t queueBytes, DataRate portRate) const
     return m_pmax * (queueBytes - kmin) / (kmax - kmin);
 }
 
-void
-RoceSwitch::MarkCe(Ptr<Packet> frame)
+namespace
 {
-    // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
-    RewriteIpv4(frame, [](Ipv4Header& ip) { ip.SetEcn(Ipv4Header::ECN_CE); });
+
+/// Bytes before the IPv4 header: Ethernet, and an 802.1Q tag if there is one.
+uint32_t
+L3Offset(const uint8_t* frame)
+{
+    return ((frame[12] << 8) | frame[13]) == VlanTag::TPID ? 18 : 14;
 }
 
+/// Set the 16-bit IPv4 header word at offset; a checksum the sender filled in follows
+/// incrementally (RFC 1624 eq. 3), one left at 0 stays 0.
 void
-RoceSwitch::DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3)
+SetIpv4Word(uint8_t* ip, uint32_t offset, uint16_t word)
 {
-    // head holds the frame's first l3 + 20 bytes. The checksum, when the sender filled it in,
-    // follows incrementally (RFC 1624: TTL is the high byte of the 16-bit word at offset 8).
-    uint8_t* ip = head + l3;
+    const uint16_t old = static_cast<uint16_t>((ip[offset] << 8) | ip[offset + 1]);
     const uint16_t checksum = static_cast<uint16_t>((ip[10] << 8) | ip[11]);
-    --ip[8];
+    ip[offset] = static_cast<uint8_t>(word >> 8);
+    ip[offset + 1] = static_cast<uint8_t>(word);
     if (checksum != 0)
     {
-        uint32_t sum = static_cast<uint16_t>(~checksum) + static_cast<uint32_t>(0xFEFF);
+        uint32_t sum = static_cast<uint16_t>(~checksum) + static_cast<uint16_t>(~old) + word;
         sum = (sum & 0xFFFF) + (sum >> 16);
         sum = (sum & 0xFFFF) + (sum >> 16);
         const uint16_t updated = static_cast<uint16_t>(~sum);
         ip[10] = static_cast<uint8_t>(updated >> 8);
         ip[11] = static_cast<uint8_t>(updated);
     }
+}
+
+} // namespace
+
+void
+RoceSwitch::MarkCe(Ptr<Packet> frame)
+{
+    // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
+    uint8_t head[18 + 20];
+    frame->CopyData(head, sizeof(head));
+    const uint32_t l3 = L3Offset(head);
+    uint8_t* ip = head + l3;
+    SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | ip[1] | Ipv4Header::ECN_CE));
     frame->RemoveAtStart(l3 + 20);
     frame->AddHeader(RawHeader(head, l3 + 20));
 }
 
 void
-RoceSwitch::RewriteIpv4(Ptr<Packet> frame, const std::function<void(Ipv4Header&)>& change)
+RoceSwitch::DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3)
 {
-    EthernetHeader eth(false);
-    frame->RemoveHeader(eth);
-    VlanTag tag;
-    const bool tagged = eth.GetLengthType() == VlanTag::TPID;
-    if (tagged)
-    {
-        frame->RemoveHeader(tag);
-    }
-    Ipv4Header ip;
-    frame->RemoveHeader(ip);
-    change(ip);
-    frame->AddHeader(ip);
-    if (tagged)
-    {
-        frame->AddHeader(tag);
-    }
-    frame->AddHeader(eth);
+    // head holds the frame's first l3 + 20 bytes; the TTL is the high byte of word 8.
+    uint8_t* ip = head + l3;
+    SetIpv4Word(ip, 8, static_cast<uint16_t>(((ip[8] - 1) << 8) | ip[9]));
+    frame->RemoveAtStart(l3 + 20);
+    frame->AddHeader(RawHeader(head, l3 + 20));
 }
 
 void
@@ -208,33 +211,19 @@ RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
         egress->GetTxBytes() + egress->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
     const IntHop hop =
         IntHop::Make(Simulator::Now(), txBytes, egress->GetQueue()->GetBytes(priority), code);
-    // Rewrite the header bytes in place: take the headers off down to the INT header and put
-    // them back unchanged (only the INT header's hop slot and count differ).
-    EthernetHeader eth(false);
-    frame->RemoveHeader(eth);
-    VlanTag tag;
-    const bool tagged = eth.GetLengthType() == VlanTag::TPID;
-    if (tagged)
-    {
-        frame->RemoveHeader(tag);
-    }
-    Ipv4Header ip;
-    frame->RemoveHeader(ip);
-    UdpHeader udp;
-    frame->RemoveHeader(udp);
+    // The headers before the INT header (Ethernet, tag, IPv4, UDP) go back unchanged as raw
+    // bytes; only the INT header's hop slot and count differ.
+    uint8_t head[18 + 20 + 8];
+    frame->CopyData(head, sizeof(head));
+    const uint32_t n = L3Offset(head) + 20 + 8;
+    frame->RemoveAtStart(n);
     IntHeader telemetry;
     frame->RemoveHeader(telemetry);
     NS_ASSERT_MSG(telemetry.GetType() == IntHeader::STAMP, "checked when the frame arrived");
     telemetry.PushHop(hop); // a full header only gets its overflow flag
     ++m_intStamps;
     frame->AddHeader(telemetry);
-    frame->AddHeader(udp);
-    frame->AddHeader(ip);
-    if (tagged)
-    {
-        frame->AddHeader(tag);
-    }
-    frame->AddHeader(eth);
+    frame->AddHeader(RawHeader(head, n));
 }
 
 uint64_t

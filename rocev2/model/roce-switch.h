@@ -13,14 +13,11 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
-
-class Ipv4Header;
 
 class EcmpRouteTable;
 
@@ -134,8 +131,6 @@ class RoceSwitch : public Object
     static void MarkCe(Ptr<Packet> frame);
     /// Decrement the TTL of a frame whose first l3 + 20 bytes were copied to head.
     static void DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3);
-    /// Rewrite the IPv4 header of a frame (Ethernet, optional 802.1Q tag, IPv4) in place.
-    static void RewriteIpv4(Ptr<Packet> frame, const std::function<void(Ipv4Header&)>& change);
     /// Append this port's hop record to the frame's INT header (type stamp).
     void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
