@@ -16,7 +16,6 @@ usage: check-dcqcn-fluid.py WORKDIR FLOWS_PROGRAM [--seed=N] [--mark-at-dequeue]
 """
 
 import argparse
-import csv
 import json
 import os
 import shutil
@@ -27,76 +26,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import dcqcn_fluid  # noqa: E402  (this folder's independent solver)
+from dcqcn_setup import (BOTTLENECK, KMAX, KMIN, PMAX, SECOND_START, STOP,  # noqa: E402
+                         WINDOW_START, fail, run_simulator, step_average)
 
 TOLERANCE = 0.15           # the issue's bound on the relative difference
-STOP = 0.2                 # s: both runs end here
-SECOND_START = 0.01        # s: as tests/rocev2/test-dcqcn-scenario.cc
-# s: 50 ms after the second flow started. Both have converged: the simulator's flows reach
-# their fair share about 22 ms after the second flow starts, the fluid model's queue is within
-# 4 % of its fixed point (68.2 KB, reached at about 100 ms).
-WINDOW_START = 0.06
-SAMPLE = "10us"            # the flows program's --sample
 FLUID_DT = 1e-6            # s: Euler step (1 us and 0.25 us give the same averages to 0.1 %)
-
-# The RED marking of the set-up, given to both.
-KMIN, KMAX, PMAX = 5000, 200000, 0.01
-SIM_ARGS = [
-    "--topology=" + os.path.join(HERE, "dcqcn-star-40g.txt"),
-    "--flows=" + os.path.join(HERE, "dcqcn-two-flows.txt"),
-    "--cc=dcqcn",
-    "--ccPreset=paper",
-    f"--ns3::RoceSwitch::EcnKmin={KMIN}",
-    f"--ns3::RoceSwitch::EcnKmax={KMAX}",
-    f"--ns3::RoceSwitch::EcnPmax={PMAX}",
-    "--ns3::RoceSwitch::EcnReferenceRate=40Gbps",
-    # The paper's switch marks a packet as it joins the queue (the simulator's default is at
-    # dequeue, as the HPCC artifact's; --mark-at-dequeue compares that instead).
-    f"--sample={SAMPLE}",
-]
-BOTTLENECK = "node3:0"     # the switch port facing the receiver (node 0)
-
-
-def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def step_average(points, t0, t1):
-    """Time average over [t0, t1) of a step function given as sorted (t, value) points (each
-    value holds until the next point; the last until t1)."""
-    total = 0.0
-    for k, (t, v) in enumerate(points):
-        end = points[k + 1][0] if k + 1 < len(points) else t1
-        a, b = max(t, t0), min(end, t1)
-        if b > a:
-            total += v * (b - a)
-    return total / (t1 - t0)
-
-
-def run_simulator(program, out, seed, dequeue, stop):
-    cmd = [program, f"--out={out}", f"--seed={seed}", f"--stop={stop * 1000:g}ms"] + SIM_ARGS
-    cmd.append(f"--ns3::RoceSwitch::EcnMarkAtDequeue={'true' if dequeue else 'false'}")
-    print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    print(p.stdout)
-    if p.returncode != 0:
-        fail(f"flows exited {p.returncode}: {p.stderr.strip()}")
-    rates = {}
-    with open(os.path.join(out, "rates.csv")) as f:
-        for row in csv.DictReader(f):
-            rates.setdefault(int(row["flow"]), []).append(
-                (float(row["time_us"]) * 1e-6, float(row["rate_gbps"])))
-    col = BOTTLENECK + ":egress_B"
-    queue = []
-    with open(os.path.join(out, "queues.csv")) as f:
-        reader = csv.DictReader(f)
-        if col not in reader.fieldnames:
-            fail(f"queues.csv has no column {col}: {reader.fieldnames}")
-        for row in reader:
-            queue.append((float(row["time_us"]) * 1e-6, float(row[col])))
-    if sorted(rates) != [0, 1]:
-        fail(f"rates.csv has flows {sorted(rates)}, expected 0 and 1")
-    return rates, queue
 
 
 def run_fluid_model(path, dequeue, stop):

@@ -119,9 +119,9 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
         EXPECT_GT(meter.Gbps(0, w), 38.0) << "window " << w;
     }
     // Converged 50 ms after the second flow's start (10 ms): the shares averaged from 60 to
-    // 200 ms. Over 1 ms (even 5 ms) windows they wander to 17/23 Gb/s on most seeds: the queue
-    // runs a limit cycle between empty and Kmax (about 4.5 ms) that the fluid model does not
-    // have (validation/README.md). The worst 1 ms Jain index is recorded, not required.
+    // 200 ms. Over 1 ms windows they wander (worst Jain about 0.97): random marks, as an
+    // independent stochastic DCQCN model shows to the same degree
+    // (validation/check-dcqcn-stochastic.py). The worst 1 ms Jain index is recorded here.
     double a = 0;
     double b = 0;
     double worstJain = 1;
@@ -237,14 +237,14 @@ RunIncast(uint32_t n, const std::string& preset, Time from, Time to)
 } // namespace
 
 /// N:1 incast at 100G, N = 2, 4, 8, 16, with the HPCC study set-up (hpcc preset, RED 400 KB /
-/// 1600 KB / 0.2 at 100G, marking at dequeue), each measured from 10 to 60 ms, once settled.
+/// 1600 KB / 0.2 at 100G, marking at dequeue), each measured from 10 to 110 ms, once settled.
 TEST(DcqcnScenario, IncastFillsTheLinkAndSharesItWithAQueueBelowKmaxGrowingWithN)
 {
     double previousQueue = 0;
     for (uint32_t n : {2u, 4u, 8u, 16u})
     {
         SCOPED_TRACE("N = " + std::to_string(n));
-        const IncastResult r = RunIncast(n, "hpcc", MilliSeconds(10), MilliSeconds(60));
+        const IncastResult r = RunIncast(n, "hpcc", MilliSeconds(10), MilliSeconds(110));
         RecordProperty("utilisation_" + std::to_string(n), std::to_string(r.utilisation));
         RecordProperty("mean_queue_bytes_" + std::to_string(n), std::to_string(r.meanQueue));
         EXPECT_GE(r.utilisation, 0.95);
@@ -253,10 +253,10 @@ TEST(DcqcnScenario, IncastFillsTheLinkAndSharesItWithAQueueBelowKmaxGrowingWithN
         previousQueue = r.meanQueue;
         EXPECT_EQ(r.pauses, 0u) << "ECN, not PFC, holds the queue";
         const double share = 100.0 / n;
-        // 10% of the fair share up to 8:1. At 16:1 the ConnectX rule of clamping the target
-        // rate only after a timer increase (ClampTargetRate false) leaves a flow that escaped
-        // cuts with a higher target for tens of ms: one flow measured +18% (seed 1).
-        const double tolerance = n <= 8 ? 0.10 : 0.20;
+        // Averaged over 100 ms: a flow that escaped cuts keeps a higher target rate for tens of
+        // ms (ConnectX clamps the target only after a timer increase), so over 50 ms one flow
+        // in 16 measured +18% (seed 1); over 100 ms every flow is within 6% on seeds 1-4.
+        const double tolerance = 0.10;
         for (uint32_t f = 0; f < n; ++f)
         {
             EXPECT_NEAR(r.flowGbps[f], share, tolerance * share) << "flow " << f;
