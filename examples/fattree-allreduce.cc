@@ -10,6 +10,7 @@
 
 #include "ns3/all-reduce-experiment.h"
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-table.h"
 #include "ns3/core-module.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/pfc-monitor.h"
@@ -25,68 +26,6 @@
 #include <iostream>
 
 using namespace ns3;
-
-namespace
-{
-
-/// nccl-tests prints float sum all-reduces by default; count = bytes / sizeof(float).
-constexpr uint32_t ELEMENT_BYTES = 4;
-
-void
-PrintTable(const AllReduceExperiment& exp, const std::vector<CollectiveResult>& results)
-{
-    std::printf("#\n# Ring all-reduce, %u ranks (one per host), RoCEv2, 1 channel\n#\n",
-                exp.GetNRanks());
-    std::printf("# %12s %12s %6s %6s %10s %8s %8s %10s %6s\n",
-                "size",
-                "count",
-                "type",
-                "redop",
-                "time",
-                "algbw",
-                "busbw",
-                "bound",
-                "eff");
-    std::printf("# %12s %12s %6s %6s %10s %8s %8s %10s %6s\n",
-                "(B)",
-                "(elements)",
-                "",
-                "",
-                "(us)",
-                "(GB/s)",
-                "(GB/s)",
-                "(us)",
-                "");
-    for (const auto& r : results)
-    {
-        if (r.end.IsZero())
-        {
-            std::printf("  %12llu %12llu %6s %6s %10s   (not finished before --stop)\n",
-                        static_cast<unsigned long long>(r.bytes),
-                        static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES),
-                        "float",
-                        "sum",
-                        "-");
-            continue;
-        }
-        const double t = (r.end - r.start).GetSeconds();
-        const double algbw = r.bytes / t / 1e9;
-        const double busbw = algbw * AlphaBetaModel::AllReduceBusFactor(r.ranks);
-        const double bound = exp.GetBoundSeconds(r.bytes);
-        std::printf("  %12llu %12llu %6s %6s %10.1f %8.2f %8.2f %10.1f %5.1f%%\n",
-                    static_cast<unsigned long long>(r.bytes),
-                    static_cast<unsigned long long>(r.bytes / ELEMENT_BYTES),
-                    "float",
-                    "sum",
-                    t * 1e6,
-                    algbw,
-                    busbw,
-                    bound * 1e6,
-                    100.0 * bound / t);
-    }
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -155,7 +94,13 @@ main(int argc, char* argv[])
     exp.Run(sizes, opts.GetStop());
     pfc.Finish();
     const double wallSeconds = wall.GetSeconds();
-    PrintTable(exp, exp.GetResults());
+    std::printf("#\n# Ring all-reduce, %u ranks (one per host), RoCEv2, 1 channel\n#\n",
+                exp.GetNRanks());
+    CollectiveTable::PrintHeader(stdout);
+    for (const auto& r : exp.GetResults())
+    {
+        CollectiveTable::PrintRow(stdout, r, exp.GetBoundSeconds(r.bytes));
+    }
 
     nlohmann::json& j = out.Json();
     j["program"] = "fattree-allreduce";
@@ -183,38 +128,20 @@ main(int argc, char* argv[])
     bool complete = exp.IsFinished();
     for (const auto& r : exp.GetResults())
     {
-        nlohmann::json c = {{"op", r.op},
-                            {"algo", r.algo},
-                            {"bytes", r.bytes},
-                            {"count", r.bytes / ELEMENT_BYTES},
-                            {"type", "float"},
-                            {"ranks", r.ranks},
-                            {"start_us", r.start.GetSeconds() * 1e6}};
         const double bound = exp.GetBoundSeconds(r.bytes);
-        c["bound_us"] = bound * 1e6;
-        if (!r.end.IsZero())
+        const nlohmann::json c = CollectiveTable::ToJson(r, bound);
+        if (!c["time_us"].is_null())
         {
-            const double t = (r.end - r.start).GetSeconds();
-            const double algbw = r.bytes / t / 1e9;
-            const double busbw = algbw * AlphaBetaModel::AllReduceBusFactor(r.ranks);
-            c["time_us"] = t * 1e6;
-            c["algbw_GBps"] = algbw;
-            c["busbw_GBps"] = busbw;
-            c["efficiency"] = bound / t;
             csv.Add(r.op)
                 .Add(r.algo)
                 .Add(r.bytes)
                 .Add(static_cast<uint64_t>(r.ranks))
-                .Add(t * 1e6)
-                .Add(algbw)
-                .Add(busbw)
+                .Add(c["time_us"].get<double>())
+                .Add(c["algbw_GBps"].get<double>())
+                .Add(c["busbw_GBps"].get<double>())
                 .Add(bound * 1e6)
-                .Add(bound / t);
+                .Add(c["efficiency"].get<double>());
             csv.EndRow();
-        }
-        else
-        {
-            c["time_us"] = nullptr;
         }
         colls.push_back(c);
     }

@@ -2,17 +2,22 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Runs a scenario file (docs/scenario-format.md): any topology, routes (ECMP, up-down or
- * static), lossless settings, flows and timed events on RoCEv2, with the PFC deadlock detector.
+ * static), lossless settings, flows, collectives and timed events on RoCEv2, with the PFC
+ * deadlock detector.
  *
  *   ./ns3 run 'scenario --config=examples/scenarios/ring4-deadlock.json'
  */
 
+#include "ns3/collective-runner.h"
+#include "ns3/collective-table.h"
 #include "ns3/core-module.h"
 #include "ns3/deadlock-detector.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/flow-labels.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
+#include "ns3/roce-communicator.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
@@ -20,8 +25,10 @@
 #include "ns3/scenario-file.h"
 #include "ns3/wall-clock.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 
 using namespace ns3;
 
@@ -61,6 +68,49 @@ CycleText(const std::vector<std::string>& cycle)
         text += q + " -> ";
     }
     return text + (cycle.empty() ? "" : cycle.front());
+}
+
+/// How the report prints a stuck flow: what its label says, then the 5-tuple.
+std::string
+FlowText(const DeadlockDetector::StuckFlow& f)
+{
+    const nlohmann::json& l = f.label;
+    std::string text;
+    if (l.contains("flow"))
+    {
+        text = "flow " + l["flow"].dump();
+    }
+    else if (l.contains("collective"))
+    {
+        text = "collective " + l["collective"].dump() + " (" + l.value("op", "") + ") rank " +
+               l["rank"].dump() + "->" + l["peer_rank"].dump() + " channel " + l["channel"].dump();
+    }
+    else if (l.contains("candidates"))
+    {
+        text = "one of " + std::to_string(l["candidates"].size()) + " queue pairs";
+    }
+    else
+    {
+        return "unknown flow " + f.key.ToString();
+    }
+    if (l.contains("src"))
+    {
+        text += " " + l.value("src", "") + "->" + l.value("dst", "");
+    }
+    if (l.value("direction", "") == "ack")
+    {
+        text += " (acks)";
+    }
+    return text + " " + f.key.ToString();
+}
+
+/// "all-reduce" in a file is nccl-tests' "all_reduce" in results.
+std::string
+ResultOp(const std::string& op)
+{
+    std::string name = op;
+    std::replace(name.begin(), name.end(), '-', '_');
+    return name;
 }
 
 } // namespace
@@ -153,8 +203,34 @@ main(int argc, char* argv[])
                             CycleText(r.cycle).c_str());
             }));
     }
+    // Names for the detector's reports: the flow's index in the file, or the collective, rank
+    // and channel a queue pair belongs to.
+    FlowLabels labels;
+    if (detector)
+    {
+        detector->SetFlowLabeler(labels.GetLabeler());
+    }
     RoceFlowRunner runner(fabric, s.topology, routes);
+    runner.SetStartedCallback(Callback<void, uint32_t>([&](uint32_t id) {
+        const FlowSpec& f = runner.GetRecords()[id].spec;
+        labels.Add(fabric.GetHostAddress(f.src),
+                   runner.GetSender(id),
+                   {{"flow", id},
+                    {"src", s.topology.GetNode(s.topology.GetHosts()[f.src]).name},
+                    {"dst", s.topology.GetNode(s.topology.GetHosts()[f.dst]).name}});
+    }));
     runner.Schedule(s.flows);
+    std::vector<std::unique_ptr<RoceCommunicator>> comms;
+    std::vector<std::unique_ptr<CollectiveRunner>> collectives;
+    for (uint32_t c = 0; c < s.collectives.size(); ++c)
+    {
+        const CollectiveSpec& spec = s.collectives[c];
+        comms.push_back(std::make_unique<RoceCommunicator>(fabric, s.topology, routes, spec.ranks));
+        comms.back()->SetTrafficClass(static_cast<uint8_t>(spec.priority << 3));
+        comms.back()->AddFlowLabels(labels, {{"collective", c}, {"op", ResultOp(spec.op)}});
+        collectives.push_back(std::make_unique<CollectiveRunner>(comms.back()->GetApps()));
+        collectives.back()->ScheduleAllReduceSweep({spec.bytes}, spec.start);
+    }
     std::vector<bool> linkUp(s.topology.GetNLinks(), true);
     EcmpRouteTable rerouted;
     for (const ScenarioEvent& e : s.events)
@@ -235,6 +311,35 @@ main(int argc, char* argv[])
     j["config"] = opts.OptionsAsJson();
     j["scenario"] = {{"name", s.name}, {"file", config}, {"warnings", s.warnings}};
     j["flows"] = {{"total", s.flows.size()}, {"finished", runner.GetFinished()}};
+    // A collective the run stopped before it started is reported unfinished, not left out.
+    auto resultsOf = [&](uint32_t c) {
+        std::vector<CollectiveResult> results = collectives[c]->GetResults();
+        if (results.empty())
+        {
+            const CollectiveSpec& spec = s.collectives[c];
+            results.push_back({ResultOp(spec.op),
+                               spec.algo,
+                               spec.bytes,
+                               comms[c]->GetNRanks(),
+                               spec.start,
+                               Time(0)});
+        }
+        return results;
+    };
+    nlohmann::json colls = nlohmann::json::array();
+    uint32_t collectivesDone = 0;
+    for (uint32_t c = 0; c < collectives.size(); ++c)
+    {
+        for (const CollectiveResult& r : resultsOf(c))
+        {
+            nlohmann::json e = CollectiveTable::ToJson(r, comms[c]->GetBoundSeconds(r.bytes));
+            e["id"] = c;
+            e["priority"] = s.collectives[c].priority;
+            colls.push_back(e);
+        }
+        collectivesDone += collectives[c]->IsFinished() ? 1 : 0;
+    }
+    j["collectives"] = colls;
     j["drops"] = fabric.GetDrops();
     j["pfc"] = pfc.ToJson();
     if (detector)
@@ -249,11 +354,28 @@ main(int argc, char* argv[])
                          wallSeconds);
     out.WriteSummary();
 
-    std::printf("# scenario %s: %zu flows, %u finished by %.1f us\n",
+    std::printf("# scenario %s: %zu flows, %u finished; %zu collectives, %u finished; by %.1f us\n",
                 s.name.c_str(),
                 s.flows.size(),
                 runner.GetFinished(),
+                s.collectives.size(),
+                collectivesDone,
                 Simulator::Now().GetNanoSeconds() / 1e3);
+    for (uint32_t c = 0; c < collectives.size(); ++c)
+    {
+        const CollectiveSpec& spec = s.collectives[c];
+        std::printf("# collective %u: %s (%s), %u ranks, priority %u\n",
+                    c,
+                    spec.op.c_str(),
+                    spec.algo.c_str(),
+                    comms[c]->GetNRanks(),
+                    static_cast<unsigned>(spec.priority));
+        CollectiveTable::PrintHeader(stdout);
+        for (const CollectiveResult& r : resultsOf(c))
+        {
+            CollectiveTable::PrintRow(stdout, r, comms[c]->GetBoundSeconds(r.bytes));
+        }
+    }
     uint64_t drops = 0;
     for (const auto& [reason, n] : fabric.GetDrops())
     {
@@ -274,6 +396,10 @@ main(int argc, char* argv[])
                         CycleText(r.cycle).c_str(),
                         r.flows.size(),
                         static_cast<unsigned long long>(r.bytes));
+            for (const auto& f : r.flows)
+            {
+                std::printf("#     %s\n", FlowText(f).c_str());
+            }
         }
     }
     std::printf(

@@ -3,15 +3,8 @@
  */
 #include "all-reduce-experiment.h"
 
-#include "communicator-helper.h"
-
-#include "ns3/alpha-beta-model.h"
-#include "ns3/bth-header.h"
-#include "ns3/path-latency.h"
 #include "ns3/progress-reporter.h"
-#include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -22,21 +15,13 @@ AllReduceExperiment::AllReduceExperiment(const FabricTopology& topology, uint64_
 {
     m_fabric.SetEcmpSeed(seed);
     m_fabric.Build(m_topology, m_routes);
-    const uint32_t n = m_fabric.GetNHosts();
-    std::vector<Ptr<Node>> nodes(n);
-    std::vector<Ptr<RdmaEngine>> engines(n);
-    std::vector<Address> addresses(n);
-    for (uint32_t h = 0; h < n; ++h)
+    std::vector<uint32_t> hosts(m_fabric.GetNHosts());
+    for (uint32_t h = 0; h < hosts.size(); ++h)
     {
-        nodes[h] = m_fabric.GetHostNode(h);
-        engines[h] = m_fabric.GetEngine(h);
-        addresses[h] = m_fabric.GetHostAddress(h);
+        hosts[h] = h;
     }
-    m_apps = CommunicatorHelper::InstallRdmaRing(nodes, engines, addresses);
-    m_runner = std::make_unique<CollectiveRunner>(m_apps);
-    UintegerValue payload;
-    engines[0]->GetQueuePairByIndex(0)->GetAttribute("PayloadSize", payload);
-    m_payload = static_cast<uint32_t>(payload.Get());
+    m_comm = std::make_unique<RoceCommunicator>(m_fabric, m_topology, m_routes, hosts);
+    m_runner = std::make_unique<CollectiveRunner>(m_comm->GetApps());
 }
 
 AllReduceExperiment::~AllReduceExperiment() = default;
@@ -98,54 +83,25 @@ AllReduceExperiment::IsFinished() const
 uint32_t
 AllReduceExperiment::GetNRanks() const
 {
-    return static_cast<uint32_t>(m_apps.size());
+    return m_comm->GetNRanks();
 }
 
 Time
 AllReduceExperiment::GetAlpha(uint32_t lastPayload) const
 {
-    // After the sender's NIC finishes the last frame, it still crosses every cable and is
-    // stored and forwarded whole by every switch on the way.
-    const uint32_t frame =
-        lastPayload + RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
-    Time worst(0);
-    const uint32_t n = GetNRanks();
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        worst = std::max(worst, PathLatency(m_topology, m_routes, r, (r + 1) % n, frame));
-    }
-    return worst;
+    return m_comm->GetAlpha(lastPayload);
 }
 
 double
 AllReduceExperiment::GetPayloadBandwidth() const
 {
-    const FabricTopology::Link& link =
-        m_topology.GetLink(m_topology.GetPorts(m_topology.GetHosts()[0])[0]);
-    return AlphaBetaModel::PayloadBandwidth(static_cast<double>(link.rateBps),
-                                            m_payload,
-                                            RdmaQueuePair::BTH_ICRC_BYTES +
-                                                RoceNicDevice::ENCAP_OVERHEAD);
+    return m_comm->GetPayloadBandwidth();
 }
 
 double
 AllReduceExperiment::GetBoundSeconds(uint64_t bytes) const
 {
-    // The last message of a rank is a slice; its last packet may be short.
-    RingAllReduceSchedule schedule = m_apps[0]->MakeRingSchedule(bytes);
-    RingAllReduceSchedule::Position p;
-    RingAllReduceSchedule::Position last{};
-    for (bool ok = schedule.First(0, p); ok; ok = schedule.Next(0, p))
-    {
-        last = p;
-    }
-    const uint64_t lastBytes = schedule.GetSendBytes(0, last);
-    const uint32_t lastPayload =
-        static_cast<uint32_t>(lastBytes % m_payload ? lastBytes % m_payload : m_payload);
-    return AlphaBetaModel::RingAllReduceSeconds(GetNRanks(),
-                                                bytes,
-                                                GetAlpha(lastPayload).GetSeconds(),
-                                                GetPayloadBandwidth());
+    return m_comm->GetBoundSeconds(bytes);
 }
 
 uint64_t
@@ -163,16 +119,7 @@ AllReduceExperiment::GetDrops() const
 uint64_t
 AllReduceExperiment::GetRetransmissions() const
 {
-    uint64_t total = 0;
-    for (uint32_t h = 0; h < m_fabric.GetNHosts(); ++h)
-    {
-        Ptr<RdmaEngine> e = m_fabric.GetEngine(h);
-        for (uint32_t q = 0; q < e->GetNQueuePairs(); ++q)
-        {
-            total += e->GetQueuePairByIndex(q)->GetRetransmittedPackets();
-        }
-    }
-    return total;
+    return m_comm->GetRetransmissions();
 }
 
 uint32_t

@@ -5,6 +5,7 @@
 #define ALL_REDUCE_EXPERIMENT_H
 
 #include "collective-runner.h"
+#include "roce-communicator.h"
 
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -21,8 +22,9 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief A ring all-reduce over every host of a topology on RoCEv2: builds the routes, the
- * fabric, one rank per host (rank i = host i) and the ring; runs a size sweep; and knows the
- * alpha-beta lower bound of each size on this topology. Programs, tests and benchmarks share it.
+ * fabric and a RoceCommunicator with one rank per host (rank i = host i); runs a size sweep;
+ * and knows the alpha-beta lower bound of each size on this topology. Programs, tests and
+ * benchmarks share it.
  */
 class AllReduceExperiment
 {
@@ -67,9 +69,8 @@ class AllReduceExperiment
     FabricTopology m_topology;
     EcmpRouteTable m_routes;
     RoceFabricHelper m_fabric;
-    std::vector<Ptr<CollectiveApp>> m_apps;
+    std::unique_ptr<RoceCommunicator> m_comm;
     std::unique_ptr<CollectiveRunner> m_runner;
-    uint32_t m_payload;
     bool m_progress{false};
 };
 

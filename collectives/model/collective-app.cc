@@ -100,6 +100,18 @@ CollectiveApp::SetRingConnections(Ptr<CollectiveConnection> toNext,
     m_fromPrev->SetReceiveCallback(MakeCallback(&CollectiveApp::Received, this));
 }
 
+Ptr<CollectiveConnection>
+CollectiveApp::GetConnectionToNext() const
+{
+    return m_toNext;
+}
+
+Ptr<CollectiveConnection>
+CollectiveApp::GetConnectionFromPrev() const
+{
+    return m_fromPrev;
+}
+
 RingAllReduceSchedule
 CollectiveApp::MakeRingSchedule(uint64_t bytes) const
 {

@@ -43,6 +43,10 @@ class CollectiveApp : public Application
     uint32_t GetRank() const;
     /// Connections of this rank in the ring: to rank+1 (sends) and from rank-1 (receives).
     void SetRingConnections(Ptr<CollectiveConnection> toNext, Ptr<CollectiveConnection> fromPrev);
+    /// The connection to rank+1 (null before SetRingConnections).
+    Ptr<CollectiveConnection> GetConnectionToNext() const;
+    /// The connection from rank-1 (null before SetRingConnections).
+    Ptr<CollectiveConnection> GetConnectionFromPrev() const;
 
     /**
      * Start a ring all-reduce of the given size now.

@@ -10,6 +10,7 @@
 
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace ns3
 {
@@ -63,6 +64,7 @@ DeadlockDetector::DoDispose()
     }
     m_devices.clear();
     m_ports.clear();
+    m_labeler = FlowLabeler();
     Object::DoDispose();
 }
 
@@ -200,34 +202,88 @@ DeadlockDetector::MakeReport(const WaitForGraph::Deadlock& d, Time formed) const
     {
         r.members.push_back(Name(q));
     }
-    std::set<std::string> flows;
+    std::set<FlowKey> flows;
     for (size_t i = 0; i < d.cycle.size(); ++i)
     {
         const auto edge = std::make_pair(d.cycle[i], d.cycle[(i + 1) % d.cycle.size()]);
         const Port& port = m_ports[m_edgePort.at(edge)];
-        const uint8_t priority = d.cycle[i].priority;
-        r.bytes += port.dev->GetQueue()->GetBytes(priority);
-        port.dev->GetQueue()->ForEach(priority, [&flows](Ptr<const Packet> frame, uint32_t) {
-            // Ethernet, an optional 802.1Q tag, IPv4 without options, then the UDP ports.
-            uint8_t b[18 + 20 + 4];
-            const uint32_t got = frame->CopyData(b, sizeof(b));
-            const uint32_t l3 = got >= 14 && ((b[12] << 8) | b[13]) == VlanTag::TPID ? 18 : 14;
-            if (got < l3 + 24)
-            {
-                return;
-            }
-            const uint8_t* ip = b + l3;
-            auto address = [](const uint8_t* a) {
-                std::ostringstream os;
-                Ipv4Address((a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]).Print(os);
-                return os.str();
-            };
-            flows.insert(address(ip + 12) + ":" + std::to_string((ip[20] << 8) | ip[21]) + "->" +
-                         address(ip + 16) + ":" + std::to_string((ip[22] << 8) | ip[23]));
-        });
+        const uint32_t ingress = d.cycle[i].port;
+        port.dev->GetQueue()->ForEach(
+            d.cycle[i].priority,
+            [&flows, &r, ingress](Ptr<const Packet> frame, uint32_t meta) {
+                if (meta >> 16 != ingress)
+                {
+                    return; // waits in the same egress, but is not in the cycle's queue
+                }
+                r.bytes += frame->GetSize();
+                // Ethernet, an optional 802.1Q tag, IPv4 without options, then the UDP ports.
+                uint8_t b[18 + 20 + 4];
+                const uint32_t got = frame->CopyData(b, sizeof(b));
+                const uint32_t l3 = got >= 14 && ((b[12] << 8) | b[13]) == VlanTag::TPID ? 18 : 14;
+                if (got < l3 + 24)
+                {
+                    return;
+                }
+                const uint8_t* ip = b + l3;
+                auto address = [](const uint8_t* a) {
+                    return Ipv4Address((a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]);
+                };
+                flows.insert(FlowKey{address(ip + 12),
+                                     static_cast<uint16_t>((ip[20] << 8) | ip[21]),
+                                     address(ip + 16),
+                                     static_cast<uint16_t>((ip[22] << 8) | ip[23])});
+            });
     }
-    r.flows.assign(flows.begin(), flows.end());
+    for (const FlowKey& key : flows)
+    {
+        r.flows.push_back({key, m_labeler.IsNull() ? nlohmann::json() : m_labeler(key)});
+    }
     return r;
+}
+
+void
+DeadlockDetector::SetFlowLabeler(FlowLabeler labeler)
+{
+    m_labeler = labeler;
+}
+
+nlohmann::json
+DeadlockDetector::FlowToJson(const StuckFlow& flow)
+{
+    nlohmann::json j = {{"five_tuple", flow.key.ToString()}};
+    if (flow.label.is_object())
+    {
+        j.update(flow.label);
+    }
+    else if (!flow.label.is_null())
+    {
+        j["label"] = flow.label;
+    }
+    return j;
+}
+
+bool
+DeadlockDetector::FlowKey::operator<(const FlowKey& o) const
+{
+    return std::make_tuple(src.Get(), sport, dst.Get(), dport) <
+           std::make_tuple(o.src.Get(), o.sport, o.dst.Get(), o.dport);
+}
+
+bool
+DeadlockDetector::FlowKey::operator==(const FlowKey& o) const
+{
+    return src == o.src && sport == o.sport && dst == o.dst && dport == o.dport;
+}
+
+std::string
+DeadlockDetector::FlowKey::ToString() const
+{
+    std::ostringstream os;
+    src.Print(os);
+    os << ":" << sport << "->";
+    dst.Print(os);
+    os << ":" << dport;
+    return os.str();
 }
 
 const std::vector<DeadlockDetector::Report>&
@@ -248,11 +304,16 @@ DeadlockDetector::ToJson() const
     nlohmann::json list = nlohmann::json::array();
     for (const Report& r : m_reports)
     {
+        nlohmann::json flows = nlohmann::json::array();
+        for (const StuckFlow& f : r.flows)
+        {
+            flows.push_back(FlowToJson(f));
+        }
         list.push_back({{"formed_us", r.formed.GetNanoSeconds() / 1e3},
                         {"detected_us", r.detected.GetNanoSeconds() / 1e3},
                         {"cycle", r.cycle},
                         {"members", r.members},
-                        {"flows", r.flows},
+                        {"flows", flows},
                         {"bytes", r.bytes}});
     }
     return {{"deadlocks", list},

@@ -6,8 +6,10 @@
 
 #include "roce-fabric-helper.h"
 
+#include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -32,7 +34,12 @@ namespace ns3
  * that graph whose queues sent no byte on any of its edges for Persist is a deadlock (Hu et
  * al., HotNets 2016): it is reported once, with the time it formed (the first sample that saw
  * it without progress since), the cycle as node:port:priority in wait order, and the flows
- * whose packets sit in the cycle's queues; the Deadlock trace fires.
+ * whose packets sit in the cycle's queues (those a cycle switch accounted to the cycle's ingress
+ * queue and holds in the paused egress toward the next queue's switch); the Deadlock trace fires.
+ *
+ * The detector knows flows only by their 5-tuple (UDP over IPv4). A program that knows more
+ * (which flow of its workload, which rank of which collective) registers a FlowLabeler; each
+ * reported flow then carries what the labeler said about its 5-tuple.
  *
  * The detector only reads state and schedules its own sampling events, so the simulation's
  * outcome does not change; when nothing is paused it costs nothing but the trace callbacks.
@@ -40,6 +47,34 @@ namespace ns3
 class DeadlockDetector : public Object
 {
   public:
+    /// A RoCEv2 flow as the detector sees it in a queued frame: UDP over IPv4 (protocol 17).
+    struct FlowKey
+    {
+        Ipv4Address src;
+        uint16_t sport{0};
+        Ipv4Address dst;
+        uint16_t dport{0};
+
+        bool operator<(const FlowKey& o) const;
+        bool operator==(const FlowKey& o) const;
+        /// "src_ip:sport->dst_ip:dport"
+        std::string ToString() const;
+    };
+
+    /// A flow with packets in a deadlocked cycle.
+    struct StuckFlow
+    {
+        FlowKey key;
+        /// What the FlowLabeler said about it (a JSON object), or null.
+        nlohmann::json label;
+    };
+
+    /**
+     * Describes the flow of a 5-tuple for reports: a JSON object of the program's choosing
+     * (e.g. {"flow": 3, "src": "h0", "dst": "h2"}), or null for a flow it does not know.
+     */
+    typedef Callback<nlohmann::json, const FlowKey&> FlowLabeler;
+
     /// One detected deadlock.
     struct Report
     {
@@ -47,9 +82,9 @@ class DeadlockDetector : public Object
         Time detected;                    //!< when it had persisted for Persist
         std::vector<std::string> cycle;   //!< "node:port:priority" in wait order
         std::vector<std::string> members; //!< every queue of its strongly connected component
-        /// Flows with packets in the cycle's queues: "src_ip:sport->dst_ip:dport".
-        std::vector<std::string> flows;
-        uint64_t bytes{0}; //!< bytes stuck in the cycle's queues at detection
+        /// Flows with packets in the cycle's queues, in 5-tuple order.
+        std::vector<StuckFlow> flows;
+        uint64_t bytes{0}; //!< frame bytes stuck in the cycle's queues at detection
     };
 
     /// Signature of the Deadlock trace.
@@ -61,13 +96,17 @@ class DeadlockDetector : public Object
 
     /// Watch a built fabric; call once, after RoceFabricHelper::Build.
     void Install(const RoceFabricHelper& fabric, const FabricTopology& topology);
+    /// Name the flows of later reports with this lookup (called once per flow and report).
+    void SetFlowLabeler(FlowLabeler labeler);
 
     const std::vector<Report>& GetReports() const;
     /// Samples taken (each builds the wait-for graph once).
     uint64_t GetSamples() const;
     /// {"deadlocks": [{"formed_us", "detected_us", "cycle", "members", "flows", "bytes"}...],
-    ///  "samples": n, "interval_us", "persist_us"}
+    ///  "samples": n, "interval_us", "persist_us"}; flows as FlowToJson writes them.
     nlohmann::json ToJson() const;
+    /// {"five_tuple": "src_ip:sport->dst_ip:dport"} plus the members of the flow's label.
+    static nlohmann::json FlowToJson(const StuckFlow& flow);
 
   protected:
     void DoDispose() override;
@@ -113,6 +152,7 @@ class DeadlockDetector : public Object
     std::map<std::vector<WaitForGraph::Queue>, Suspect> m_suspects; //!< by members
     std::vector<Report> m_reports;
     TracedCallback<const Report&> m_deadlockTrace;
+    FlowLabeler m_labeler;
 };
 
 } // namespace ns3

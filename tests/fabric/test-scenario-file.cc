@@ -204,3 +204,68 @@ TEST(ScenarioFile, MissingFile)
 {
     EXPECT_THROW(ScenarioFile::Read("/nonexistent/scenario.json"), InputError);
 }
+
+TEST(ScenarioFile, ReadsCollectives)
+{
+    const Scenario s = ScenarioFile::Parse(RingWith(R"("events": [)",
+                                                    R"("collectives": [
+                      {"op": "all-reduce", "ranks": ["h2", "h0", "h3"], "size": "64MiB",
+                       "start": "1ms", "priority": 4},
+                      {"op": "all-reduce", "algo": "ring", "size": "4096"}
+                    ],
+                    "events": [)"),
+                                           "ring.json");
+    ASSERT_EQ(s.collectives.size(), 2u);
+    const CollectiveSpec& c = s.collectives[0];
+    EXPECT_EQ(c.op, "all-reduce");
+    EXPECT_EQ(c.algo, "ring"); // the default
+    EXPECT_EQ(c.ranks, (std::vector<uint32_t>{2, 0, 3}));
+    EXPECT_EQ(c.bytes, 64ULL << 20);
+    EXPECT_EQ(c.start, MilliSeconds(1));
+    EXPECT_EQ(c.priority, 4);
+    EXPECT_EQ(c.path, "$.collectives[0]");
+    // Without ranks: every host, in host order; priority 3 and start 0 like flows.
+    const CollectiveSpec& d = s.collectives[1];
+    EXPECT_EQ(d.ranks, (std::vector<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(d.bytes, 4096u);
+    EXPECT_EQ(d.priority, 3);
+    EXPECT_EQ(d.start, Time(0));
+    EXPECT_EQ(ScenarioFile::SupportedCollectives(), std::vector<std::string>{"all-reduce (ring)"});
+}
+
+TEST(ScenarioFile, CollectiveMistakesNameTheirPath)
+{
+    auto with = [](const std::string& collective) {
+        return ErrorOf(
+            RingWith(R"("events": [)", R"("collectives": [)" + collective + R"(], "events": [)"));
+    };
+    EXPECT_EQ(with(R"({"op": "all-gather", "size": "1MiB"})"),
+              "case.json: $.collectives[0].op: \"all-gather\" is not supported (expected one of "
+              "all-reduce (ring))");
+    EXPECT_EQ(with(R"({"op": "all-reduce", "algo": "tree", "size": "1MiB"})"),
+              "case.json: $.collectives[0].algo: \"tree\" is not supported for all-reduce "
+              "(expected one of ring)");
+    EXPECT_EQ(with(R"({"op": "all-reduce", "ranks": ["h0", "h7"], "size": "1MiB"})"),
+              "case.json: $.collectives[0].ranks[1]: no node named \"h7\" (expected a node name "
+              "from the topology)");
+    EXPECT_EQ(with(R"({"op": "all-reduce", "ranks": ["h0", "h1", "h0"], "size": "1MiB"})"),
+              "case.json: $.collectives[0].ranks[2]: \"h0\" is already rank 0 (expected each "
+              "host at most once)");
+    EXPECT_EQ(with(R"({"op": "all-reduce", "size": "0"})"),
+              "case.json: $.collectives[0].size: 0 bytes (expected a size >= 1 byte)");
+    EXPECT_EQ(with(R"({"op": "all-reduce", "ranks": ["h1"], "size": "1MiB"})"),
+              "case.json: $.collectives[0].ranks: 1 rank (expected two or more hosts)");
+    EXPECT_NE(with(R"({"op": "all-reduce", "ranks": ["h0", "s1"], "size": "1MiB"})")
+                  .find("$.collectives[0].ranks[1]: \"s1\" is a switch"),
+              std::string::npos);
+    EXPECT_NE(with(R"({"op": "all-reduce"})").find("$.collectives[0]: missing \"size\""),
+              std::string::npos);
+    EXPECT_NE(with(R"({"size": "1MiB"})").find("$.collectives[0]: missing \"op\""),
+              std::string::npos);
+    EXPECT_NE(with(R"({"op": "all-reduce", "size": "1MiB", "prio": 3})")
+                  .find("$.collectives[0]: unknown key \"prio\""),
+              std::string::npos);
+    EXPECT_NE(with(R"({"op": "all-reduce", "size": "1MiB", "priority": 8})")
+                  .find("$.collectives[0].priority"),
+              std::string::npos);
+}

@@ -10,9 +10,11 @@
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/fat-tree-builder.h"
+#include "ns3/flow-labels.h"
 #include "ns3/roce-fabric-helper.h"
 
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace ns3;
 
@@ -21,13 +23,18 @@ namespace
 
 enum class Ring
 {
-    ALL_FOUR,        //!< four flows, each two hops clockwise: the cycle of buffer dependencies
+    /// Four flows, each two hops clockwise: the cycle of buffer dependencies; and a bystander
+    /// (flow 4, h4 on s0 -> h5 on s1) that waits in s0's egress to s1 without being in the cycle.
+    ALL_FOUR,
     THREE_FLOWS,     //!< one flow removed: the dependency chain has an end
     COUNTER_ROTATING //!< two of the flows go counter-clockwise: no cycle
 };
 
 struct RingResult
 {
+    FabricTopology topology;
+    EcmpRouteTable routes;
+    std::vector<std::pair<uint32_t, uint32_t>> flows; //!< (src, dst) host of each flow id
     std::vector<DeadlockDetector::Report> reports;
     uint64_t deliveredLate{0}; //!< bytes delivered from 5 ms on
     uint64_t delivered{0};
@@ -36,17 +43,19 @@ struct RingResult
 };
 
 /// s0..s3 in a ring, h_i on s_i; h_i sends to h_{i+2} at line rate; the run ends at 20 ms.
+/// ALL_FOUR adds h4 on s0 and h5 on s1, h4 -> h5 (acknowledged counter-clockwise: s1 -> s0).
 RingResult
 RunRing(Ring kind, bool detector)
 {
     RingResult r;
     {
-        FabricTopology topo;
+        FabricTopology& topo = r.topology;
+        const uint32_t nHosts = kind == Ring::ALL_FOUR ? 6 : 4;
         for (uint32_t i = 0; i < 4; ++i)
         {
             topo.AddNode(FabricTopology::SWITCH, "s" + std::to_string(i), 1);
         }
-        for (uint32_t i = 0; i < 4; ++i)
+        for (uint32_t i = 0; i < nHosts; ++i)
         {
             topo.AddNode(FabricTopology::HOST, "h" + std::to_string(i), 0);
         }
@@ -55,9 +64,9 @@ RunRing(Ring kind, bool detector)
         {
             topo.AddLink(i, (i + 1) % 4, rate, MicroSeconds(1));
         }
-        for (uint32_t i = 0; i < 4; ++i)
+        for (uint32_t i = 0; i < nHosts; ++i)
         {
-            topo.AddLink(4 + i, i, rate, MicroSeconds(1));
+            topo.AddLink(4 + i, i % 4, rate, MicroSeconds(1)); // h4 on s0, h5 on s1
         }
         auto portTo = [&topo](uint32_t from, uint32_t to) {
             for (uint16_t p = 0; p < topo.GetPorts(from).size(); ++p)
@@ -69,14 +78,15 @@ RunRing(Ring kind, bool detector)
             }
             return uint16_t(0xFFFF);
         };
-        EcmpRouteTable routes;
+        EcmpRouteTable& routes = r.routes;
         routes.ClearAll(topo);
         for (uint32_t s = 0; s < 4; ++s)
         {
-            for (uint32_t h = 0; h < 4; ++h)
+            for (uint32_t h = 0; h < nHosts; ++h)
             {
-                const bool counter = kind == Ring::COUNTER_ROTATING && (h % 2 == 1);
-                const uint32_t next = h == s ? 4 + h : counter ? (s + 3) % 4 : (s + 1) % 4;
+                const bool counter = (kind == Ring::COUNTER_ROTATING && (h % 2 == 1)) ||
+                                     (h == 4 && s == 1); // the bystander's acknowledgements
+                const uint32_t next = h % 4 == s ? 4 + h : counter ? (s + 3) % 4 : (s + 1) % 4;
                 routes.SetNextHops(s, h, {portTo(s, next)});
             }
         }
@@ -84,10 +94,12 @@ RunRing(Ring kind, bool detector)
         fabric.SetInstallInternetStack(false);
         fabric.Build(topo, routes);
         Ptr<DeadlockDetector> det;
+        FlowLabels labels;
         if (detector)
         {
             det = CreateObject<DeadlockDetector>();
             det->Install(fabric, topo);
+            det->SetFlowLabeler(labels.GetLabeler());
         }
         bool late = false;
         std::vector<Ptr<RdmaQueuePair>> senders;
@@ -97,11 +109,20 @@ RunRing(Ring kind, bool detector)
             {
                 continue;
             }
-            const uint32_t dst = (h + 2) % 4;
-            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(h),
-                                                    fabric.GetHostAddress(h),
+            r.flows.emplace_back(h, (h + 2) % 4);
+        }
+        if (kind == Ring::ALL_FOUR)
+        {
+            r.flows.emplace_back(4, 5);
+        }
+        for (uint32_t id = 0; id < r.flows.size(); ++id)
+        {
+            const auto [src, dst] = r.flows[id];
+            auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(src),
+                                                    fabric.GetHostAddress(src),
                                                     fabric.GetEngine(dst),
                                                     fabric.GetHostAddress(dst));
+            labels.Add(fabric.GetHostAddress(src), tx, {{"flow", id}});
             rx->SetReceiveCallback(
                 Callback<void, uint64_t, uint32_t>([&r, &late](uint64_t b, uint32_t) {
                     r.delivered += b;
@@ -138,6 +159,49 @@ RunRing(Ring kind, bool detector)
     return r;
 }
 
+/**
+ * Flows whose path (the data's, or with acks the acknowledgements') enters a cycle switch
+ * through the cycle queue's port and leaves it toward the next queue's switch: an edge of the
+ * cycle ("node:port:priority" names, all on one priority).
+ */
+std::set<uint32_t>
+FlowsThroughCycle(const RingResult& r, const std::vector<std::string>& cycle, bool acks)
+{
+    const FabricTopology& topo = r.topology;
+    std::set<std::pair<uint32_t, uint32_t>> queues; // (node, ingress port) of each cycle queue
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> nextNode;
+    for (size_t i = 0; i < cycle.size(); ++i)
+    {
+        auto parse = [&topo](const std::string& q) {
+            const size_t a = q.find(':');
+            const size_t b = q.find(':', a + 1);
+            return std::make_pair(static_cast<uint32_t>(topo.FindNode(q.substr(0, a))),
+                                  static_cast<uint32_t>(std::stoul(q.substr(a + 1, b - a - 1))));
+        };
+        nextNode[parse(cycle[i])] = parse(cycle[(i + 1) % cycle.size()]).first;
+    }
+    std::set<uint32_t> found;
+    for (uint32_t id = 0; id < r.flows.size(); ++id)
+    {
+        const uint32_t src = acks ? r.flows[id].second : r.flows[id].first;
+        const uint32_t dst = acks ? r.flows[id].first : r.flows[id].second;
+        auto [node, in] = topo.GetPeer(topo.GetHosts()[src], 0);
+        for (uint32_t hops = 0; node != topo.GetHosts()[dst] && hops < 10; ++hops)
+        {
+            const uint16_t out = r.routes.GetNextHops(node, dst).front();
+            const auto peer = topo.GetPeer(node, out);
+            auto edge = nextNode.find({node, in});
+            if (edge != nextNode.end() && edge->second == peer.first)
+            {
+                found.insert(id);
+            }
+            node = peer.first;
+            in = peer.second;
+        }
+    }
+    return found;
+}
+
 } // namespace
 
 TEST(DeadlockScenario, RingOfFourDeadlocksAndTheDetectorNamesTheCycle)
@@ -154,8 +218,31 @@ TEST(DeadlockScenario, RingOfFourDeadlocksAndTheDetectorNamesTheCycle)
     EXPECT_EQ(d.cycle[3], "s3:0:3");
     EXPECT_LE(d.detected - d.formed, MilliSeconds(1) + MicroSeconds(100));
     EXPECT_LT(d.formed, MilliSeconds(10));
-    EXPECT_FALSE(d.flows.empty());
     EXPECT_GT(d.bytes, 0u);
+    // The flows named are those routed through the cycle: every flow whose data crosses one of
+    // its edges, and none whose packets cross none (the bystander only shares s0's egress).
+    const std::set<uint32_t> data = FlowsThroughCycle(r, d.cycle, false);
+    const std::set<uint32_t> acks = FlowsThroughCycle(r, d.cycle, true);
+    EXPECT_EQ(data, (std::set<uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(acks.count(4), 0u);
+    std::set<uint32_t> reportedData;
+    for (const auto& f : d.flows)
+    {
+        ASSERT_TRUE(f.label.is_object()) << f.key.ToString() << " has no label";
+        const uint32_t id = f.label["flow"].get<uint32_t>();
+        const bool isData = f.label["direction"] == "data";
+        EXPECT_EQ(isData ? data.count(id) : acks.count(id), 1u)
+            << "flow " << id << " reported but not routed through the cycle";
+        if (isData)
+        {
+            reportedData.insert(id);
+            // The 5-tuple is the flow's own: its sender's address to its receiver's, RoCEv2.
+            EXPECT_EQ(f.key.src, RoceFabricHelper::HostAddress(r.flows[id].first));
+            EXPECT_EQ(f.key.dst, RoceFabricHelper::HostAddress(r.flows[id].second));
+            EXPECT_EQ(f.key.dport, RoceNicDevice::ROCEV2_PORT);
+        }
+    }
+    EXPECT_EQ(reportedData, data);
     RecordProperty("formed_us", std::to_string(d.formed.GetMicroSeconds()));
     // Stuck for good: from 5 ms on nothing arrives although every sender has data queued;
     // PFC dropped nothing.

@@ -459,6 +459,27 @@ ReadLossless(const Reader& r, const Json& root, Scenario& s)
     }
 }
 
+/// The "size" (>= 1 byte), "start" (default 0) and "priority" (default 3) of a flow or a
+/// collective at path.
+void
+ReadTraffic(const Reader& r,
+            const Json& obj,
+            const std::string& path,
+            uint64_t& bytes,
+            Time& start,
+            uint8_t& priority)
+{
+    bytes = ParseSize(r.String(r.Need(obj, "size", path), path + ".size"),
+                      r.File() + ": " + path + ".size");
+    if (bytes == 0)
+    {
+        r.Fail(path + ".size", "0 bytes", "a size >= 1 byte");
+    }
+    start = obj.contains("start") ? r.TimeOf(obj["start"], path + ".start") : Time(0);
+    priority = obj.contains("priority") ? r.Priority(obj["priority"], path + ".priority")
+                                        : 3; // RDMA's lossless class (README)
+}
+
 void
 ReadFlows(const Reader& r, const Json& root, Scenario& s)
 {
@@ -479,16 +500,94 @@ ReadFlows(const Reader& r, const Json& root, Scenario& s)
         {
             r.Fail(path, "src and dst are the same host", "two different hosts");
         }
-        spec.priority = f.contains("priority") ? r.Priority(f["priority"], path + ".priority")
-                                               : 3; // RDMA's lossless class (README)
-        spec.bytes = ParseSize(r.String(r.Need(f, "size", path), path + ".size"),
-                               r.File() + ": " + path + ".size");
-        if (spec.bytes == 0)
-        {
-            r.Fail(path + ".size", "0 bytes", "a size >= 1 byte");
-        }
-        spec.start = f.contains("start") ? r.TimeOf(f["start"], path + ".start") : Time(0);
+        ReadTraffic(r, f, path, spec.bytes, spec.start, spec.priority);
         s.flows.push_back(spec);
+    }
+}
+
+/// Operation -> algorithms: what the collectives module runs today (CollectiveApp: a ring
+/// all-reduce per communicator). The scenario program builds each one with RoceCommunicator.
+const std::vector<std::pair<std::string, std::vector<std::string>>> COLLECTIVES = {
+    {"all-reduce", {"ring"}}};
+
+std::string
+JoinNames(const std::vector<std::string>& names)
+{
+    std::string list;
+    for (const auto& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    return list;
+}
+
+void
+ReadCollectives(const Reader& r, const Json& root, Scenario& s)
+{
+    if (!root.contains("collectives"))
+    {
+        return;
+    }
+    const Json& list = r.Array(root["collectives"], "$.collectives");
+    for (size_t i = 0; i < list.size(); ++i)
+    {
+        const std::string path = Index("$.collectives", i);
+        const Json& c = r.Object(list[i], path);
+        r.OnlyKeys(c, path, {"op", "algo", "ranks", "size", "start", "priority"});
+        CollectiveSpec spec;
+        spec.path = path;
+        spec.op = r.String(r.Need(c, "op", path), path + ".op");
+        auto op = std::find_if(COLLECTIVES.begin(), COLLECTIVES.end(), [&spec](const auto& e) {
+            return e.first == spec.op;
+        });
+        if (op == COLLECTIVES.end())
+        {
+            r.Fail(path + ".op",
+                   "\"" + spec.op + "\" is not supported",
+                   "one of " + JoinNames(ScenarioFile::SupportedCollectives()));
+        }
+        spec.algo = c.contains("algo") ? r.String(c["algo"], path + ".algo")
+                                       : op->second.front(); // the only one there is (ring)
+        if (std::find(op->second.begin(), op->second.end(), spec.algo) == op->second.end())
+        {
+            r.Fail(path + ".algo",
+                   "\"" + spec.algo + "\" is not supported for " + spec.op,
+                   "one of " + JoinNames(op->second));
+        }
+        const uint32_t nHosts = s.topology.GetNHosts();
+        if (c.contains("ranks"))
+        {
+            const Json& ranks = r.Array(c["ranks"], path + ".ranks");
+            for (size_t k = 0; k < ranks.size(); ++k)
+            {
+                const uint32_t host = r.HostOf(s.topology, ranks[k], Index(path + ".ranks", k));
+                auto seen = std::find(spec.ranks.begin(), spec.ranks.end(), host);
+                if (seen != spec.ranks.end())
+                {
+                    r.Fail(Index(path + ".ranks", k),
+                           "\"" + ranks[k].get<std::string>() + "\" is already rank " +
+                               std::to_string(seen - spec.ranks.begin()),
+                           "each host at most once");
+                }
+                spec.ranks.push_back(host);
+            }
+        }
+        else
+        {
+            for (uint32_t h = 0; h < nHosts; ++h)
+            {
+                spec.ranks.push_back(h); // every host, in host order
+            }
+        }
+        if (spec.ranks.size() < 2)
+        {
+            r.Fail(c.contains("ranks") ? path + ".ranks" : path,
+                   std::to_string(spec.ranks.size()) +
+                       (spec.ranks.size() == 1 ? " rank" : " ranks"),
+                   "two or more hosts");
+        }
+        ReadTraffic(r, c, path, spec.bytes, spec.start, spec.priority);
+        s.collectives.push_back(spec);
     }
 }
 
@@ -664,6 +763,17 @@ LineColumn(const std::string& text, size_t offset)
 
 } // namespace
 
+std::vector<std::string>
+ScenarioFile::SupportedCollectives()
+{
+    std::vector<std::string> names;
+    for (const auto& [op, algos] : COLLECTIVES)
+    {
+        names.push_back(op + " (" + JoinNames(algos) + ")");
+    }
+    return names;
+}
+
 Scenario
 ScenarioFile::Read(const std::string& path)
 {
@@ -709,6 +819,7 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
                 "cc",
                 "attributes",
                 "flows",
+                "collectives",
                 "events",
                 "detector",
                 "watchdog",
@@ -725,6 +836,7 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
     ReadRouting(r, root, s);
     ReadLossless(r, root, s);
     ReadFlows(r, root, s);
+    ReadCollectives(r, root, s);
     ReadEvents(r, root, s);
     ReadMonitors(r, root, s);
     s.stop = r.TimeOf(r.Need(root, "stop", "$"), "$.stop");

@@ -45,6 +45,18 @@ struct ScenarioEvent
     uint8_t priority{0}; //!< PAUSE_STORM: the paused priority
 };
 
+/// A collective the scenario runs: one communicator over its ranks, started at a time.
+struct CollectiveSpec
+{
+    std::string op;              //!< "all-reduce" (ScenarioFile::SupportedCollectives)
+    std::string algo;            //!< "ring"
+    std::vector<uint32_t> ranks; //!< host index of each rank, in rank order
+    uint64_t bytes{0};           //!< buffer size per rank
+    Time start;                  //!< when every rank starts it
+    uint8_t priority{3};         //!< its queue pairs' priority (DSCP = priority << 3)
+    std::string path;            //!< JSON path of the element, for messages
+};
+
 /// The PFC deadlock detector's settings.
 struct DetectorSpec
 {
@@ -84,6 +96,7 @@ struct Scenario
     /// ns-3 attribute defaults to set, in file order: ("ns3::Class::Attribute", value).
     std::vector<std::pair<std::string, std::string>> attributes;
     std::vector<FlowSpec> flows;
+    std::vector<CollectiveSpec> collectives;
     std::vector<ScenarioEvent> events; //!< sorted by time, file order among equal times
     DetectorSpec detector;
     WatchdogSpec watchdog;
@@ -105,6 +118,8 @@ class ScenarioFile
     static Scenario Read(const std::string& path);
     /// \param text the JSON text \param file name used in messages \return the scenario
     static Scenario Parse(const std::string& text, const std::string& file);
+    /// The collectives a scenario may run, as "op (algo, ...)": what collectives/ implements.
+    static std::vector<std::string> SupportedCollectives();
 };
 
 } // namespace ns3

@@ -1,0 +1,81 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROCE_COMMUNICATOR_H
+#define ROCE_COMMUNICATOR_H
+
+#include "ns3/collective-app.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/flow-labels.h"
+#include "ns3/rdma-queue-pair.h"
+#include "ns3/roce-fabric-helper.h"
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief A ring communicator over some hosts of a built RoCEv2 fabric: one CollectiveApp per
+ * rank (rank i on hosts[i]) and one RC QP pair per ring edge (CommunicatorHelper), one channel.
+ * It knows the alpha-beta lower bound of a ring all-reduce on these hosts and these routes, and
+ * names its queue pairs for the deadlock detector. The fabric may carry other traffic and other
+ * communicators; AllReduceExperiment and the scenario program share it.
+ */
+class RoceCommunicator
+{
+  public:
+    /**
+     * Build the ranks and connect the ring now.
+     * \param fabric a built fabric (outlives this object, as do topology and routes)
+     * \param topology its topology
+     * \param routes its routes (the bound's path latencies)
+     * \param hosts host index of each rank: two or more, all different
+     */
+    RoceCommunicator(const RoceFabricHelper& fabric,
+                     const FabricTopology& topology,
+                     const EcmpRouteTable& routes,
+                     const std::vector<uint32_t>& hosts);
+
+    /// DSCP of every queue pair of the ring, both ends (priority << 3); before traffic starts.
+    void SetTrafficClass(uint8_t dscp);
+
+    const std::vector<Ptr<CollectiveApp>>& GetApps() const;
+    uint32_t GetNRanks() const;
+    /// Host index of a rank.
+    uint32_t GetHost(uint32_t rank) const;
+    /// The queue pair rank sends to rank+1 with (its peer receives at rank+1).
+    Ptr<RdmaQueuePair> GetSender(uint32_t rank) const;
+
+    /// Latency of the slowest ring hop for a frame carrying this payload (alpha).
+    Time GetAlpha(uint32_t lastPayload) const;
+    /// Payload bandwidth of the slowest rank link in bytes/s (B).
+    double GetPayloadBandwidth() const;
+    /// Alpha-beta lower bound of a ring all-reduce of this size, in seconds.
+    double GetBoundSeconds(uint64_t bytes) const;
+    /// Data packets retransmitted by the ring's queue pairs (go-back-N and timeouts).
+    uint64_t GetRetransmissions() const;
+
+    /**
+     * Name the ring's packets for the deadlock detector: each rank's sender gets `collective`
+     * plus "rank", "peer_rank", "channel" and the "src" and "dst" host names.
+     */
+    void AddFlowLabels(FlowLabels& labels, const nlohmann::json& collective) const;
+
+  private:
+    const RoceFabricHelper& m_fabric;
+    const FabricTopology& m_topology;
+    const EcmpRouteTable& m_routes;
+    std::vector<uint32_t> m_hosts;
+    std::vector<Ptr<CollectiveApp>> m_apps;
+    /// Per ring edge r -> r+1: the QP at rank r and its peer at rank r+1.
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> m_edges;
+    uint32_t m_payload;
+};
+
+} // namespace ns3
+
+#endif /* ROCE_COMMUNICATOR_H */
