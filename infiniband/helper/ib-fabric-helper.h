@@ -1,0 +1,67 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IB_FABRIC_HELPER_H
+#define IB_FABRIC_HELPER_H
+
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/ib-channel.h"
+#include "ns3/ib-hca-device.h"
+#include "ns3/ib-switch.h"
+#include "ns3/node-container.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup infiniband
+ * \brief Builds an InfiniBand fabric from a FabricTopology: one HCA per host (LID = host
+ * index + 1; LID 0 is reserved), an IbSwitch per switch, an IbChannel per link, and each
+ * switch's linear forwarding table from the route table's shortest paths.
+ *
+ * Where a switch has several shortest next hops to a destination, the LFT takes the one at
+ * index DLID mod (their number): D-mod-K, the rule OpenSM's ftree engine follows on fat-trees
+ * (shared/reference/infiniband.md 2.2), so destinations spread evenly over the up-links and a
+ * shift permutation does not collide.
+ *
+ * Port attributes come from the ns3::IbNetDevice / ns3::IbHcaDevice defaults; the link rate
+ * and delay from the topology.
+ */
+class IbFabricHelper
+{
+  public:
+    IbFabricHelper();
+    void Build(const FabricTopology& topology, const EcmpRouteTable& routes);
+
+    uint32_t GetNHosts() const;
+    Ptr<IbHcaDevice> GetHca(uint32_t host) const;
+    Ptr<RdmaEngine> GetEngine(uint32_t host) const;
+    /// The address a queue pair names to reach a host (its LID as a Mac16Address).
+    Address GetHostAddress(uint32_t host) const;
+    static uint16_t LidOfHost(uint32_t host);
+    uint32_t GetNSwitches() const;
+    Ptr<IbSwitch> GetSwitch(uint32_t i) const;
+    NodeContainer GetHostNodes() const;
+    /// Every port of the fabric (HCAs and switch ports).
+    const std::vector<Ptr<IbNetDevice>>& GetPorts() const;
+    /// Data packets carried by all links (packet-hops).
+    uint64_t GetPacketHops() const;
+    /// Packets a receiver discarded for want of credit (a correct fabric has none).
+    uint64_t GetCreditOverruns() const;
+    /// Packets switches discarded for an unknown destination LID.
+    uint64_t GetUnroutable() const;
+
+  private:
+    std::vector<Ptr<IbHcaDevice>> m_hcas;
+    std::vector<Ptr<IbSwitch>> m_switches;
+    std::vector<Ptr<IbChannel>> m_channels;
+    std::vector<Ptr<IbNetDevice>> m_ports;
+    NodeContainer m_hostNodes;
+};
+
+} // namespace ns3
+
+#endif /* IB_FABRIC_HELPER_H */

@@ -1,0 +1,199 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ib-hca-device.h"
+
+#include "lrh-header.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("IbHcaDevice");
+NS_OBJECT_ENSURE_REGISTERED(IbHcaDevice);
+
+TypeId
+IbHcaDevice::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::IbHcaDevice")
+                            .SetParent<IbNetDevice>()
+                            .SetGroupName("Infiniband")
+                            .AddConstructor<IbHcaDevice>()
+                            // NCCL_IB_SL defaults to 0 (shared/reference/nccl.md).
+                            .AddAttribute("DefaultServiceLevel",
+                                          "Service level of queue pairs not given one",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&IbHcaDevice::m_defaultSl),
+                                          MakeUintegerChecker<uint8_t>(0, 14));
+    return tid;
+}
+
+IbHcaDevice::IbHcaDevice() = default;
+
+void
+IbHcaDevice::DoDispose()
+{
+    m_wake.Cancel();
+    if (m_engine)
+    {
+        m_engine->Dispose();
+    }
+    m_engine = nullptr;
+    IbNetDevice::DoDispose();
+}
+
+Mac16Address
+IbHcaDevice::AddressOfLid(uint16_t lid)
+{
+    const uint8_t b[2] = {static_cast<uint8_t>(lid >> 8), static_cast<uint8_t>(lid)};
+    Mac16Address a;
+    a.CopyFrom(b);
+    return a;
+}
+
+uint16_t
+IbHcaDevice::LidOfAddress(const Address& address)
+{
+    uint8_t b[2];
+    Mac16Address::ConvertFrom(address).CopyTo(b);
+    return static_cast<uint16_t>((b[0] << 8) | b[1]);
+}
+
+void
+IbHcaDevice::SetEngine(Ptr<RdmaEngine> engine, uint16_t lid)
+{
+    m_engine = engine;
+    m_lid = lid;
+    SetAddress(AddressOfLid(lid));
+    m_staged.assign(GetNDataVls(), false);
+    m_engine->AttachLink(GetDataRate(),
+                         LrhHeader::SIZE + GetWireOverhead(),
+                         MakeCallback(&IbHcaDevice::Kick, this),
+                         MakeCallback(&IbHcaDevice::SendControl, this));
+    m_engine->SetTransmitFilter(MakeCallback(&IbHcaDevice::MayTransmit, this));
+    SetRxHandler(MakeCallback(&IbHcaDevice::Arrived, this));
+}
+
+Ptr<RdmaEngine>
+IbHcaDevice::GetEngine() const
+{
+    return m_engine;
+}
+
+uint16_t
+IbHcaDevice::GetLid() const
+{
+    return m_lid;
+}
+
+void
+IbHcaDevice::SetServiceLevel(Ptr<const RdmaQueuePair> qp, uint8_t sl)
+{
+    NS_ABORT_MSG_IF(sl > 14, "service level " << +sl << " is not 0-14 (SL15 is management)");
+    m_slOfQp[qp->GetQpn()] = sl;
+}
+
+uint8_t
+IbHcaDevice::GetServiceLevel(Ptr<const RdmaQueuePair> qp) const
+{
+    auto it = m_slOfQp.find(qp->GetQpn());
+    return it == m_slOfQp.end() ? m_defaultSl : it->second;
+}
+
+bool
+IbHcaDevice::MayTransmit(Ptr<const RdmaQueuePair> qp) const
+{
+    return !m_staged[VlOfSl(GetServiceLevel(qp))];
+}
+
+void
+IbHcaDevice::Kick()
+{
+    TryTransmit();
+}
+
+void
+IbHcaDevice::AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) const
+{
+    LrhHeader lrh;
+    lrh.SetVl(vl);
+    lrh.SetSl(GetServiceLevel(qp));
+    lrh.SetDlid(LidOfAddress(qp->GetPeer()));
+    lrh.SetSlid(m_lid);
+    lrh.SetPacketBytes(p->GetSize() + LrhHeader::SIZE);
+    p->AddHeader(lrh);
+}
+
+void
+IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* /*echo*/)
+{
+    const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+    AddLrh(p, qp, vl);
+    Enqueue(p, vl, 0);
+}
+
+void
+IbHcaDevice::Refill()
+{
+    if (!m_engine)
+    {
+        return;
+    }
+    for (;;)
+    {
+        Ptr<RdmaQueuePair> qp;
+        Time wakeAt;
+        Ptr<Packet> p = m_engine->DequeueData(qp, wakeAt);
+        if (!p)
+        {
+            if (wakeAt != Time::Max() &&
+                (!m_wake.IsRunning() || m_wake.GetTs() > uint64_t(wakeAt.GetTimeStep())))
+            {
+                m_wake.Cancel();
+                m_wake = Simulator::Schedule(wakeAt - Simulator::Now(), &IbHcaDevice::Kick, this);
+            }
+            return;
+        }
+        const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+        AddLrh(p, qp, vl);
+        m_staged[vl] = true;
+        Push(p, vl, DATA | (uint32_t(vl) << 8)); // the caller, TryTransmit, picks next
+    }
+}
+
+void
+IbHcaDevice::Sent(uint32_t meta)
+{
+    if (meta & DATA)
+    {
+        m_staged[(meta >> 8) & 0xFF] = false;
+    }
+    IbNetDevice::Sent(meta);
+}
+
+void
+IbHcaDevice::Arrived(Ptr<IbNetDevice> /*dev*/,
+                     Ptr<Packet> p,
+                     uint8_t vl,
+                     uint32_t blocks,
+                     Time tail)
+{
+    Simulator::Schedule(tail - Simulator::Now(), &IbHcaDevice::Consume, this, p, vl, blocks);
+}
+
+void
+IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
+{
+    LrhHeader lrh;
+    p->RemoveHeader(lrh);
+    ReleaseBuffer(vl, blocks);
+    if (m_engine)
+    {
+        m_engine->Receive(p);
+    }
+}
+
+} // namespace ns3

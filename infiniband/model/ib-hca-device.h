@@ -1,0 +1,71 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IB_HCA_DEVICE_H
+#define IB_HCA_DEVICE_H
+
+#include "ib-net-device.h"
+
+#include "ns3/rdma-engine.h"
+
+#include <unordered_map>
+
+namespace ns3
+{
+
+/**
+ * \ingroup infiniband
+ * \brief An InfiniBand host channel adapter port: the RDMA transport of contrib/rdma (the
+ * same queue pairs, PSNs, ACKs and congestion control RoCEv2 carries) on an IB port.
+ *
+ * Each transport packet (BTH ... ICRC) gets an LRH with the destination's LID (the QP's peer
+ * address, a Mac16Address) and the QP's service level; its VL is the port's for that SL. The
+ * port holds at most one data packet per VL taken from the transport, so the transport's
+ * round robin over queue pairs and its pacing decide what goes next, and a VL without credits
+ * holds back only its own queue pairs. ACKs, NAKs and CNPs travel on their QP's SL. A packet
+ * reaches the transport when its last byte has arrived, and its buffer credits return then.
+ */
+class IbHcaDevice : public IbNetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    IbHcaDevice();
+
+    /// Attach the transport and give the port its LID.
+    void SetEngine(Ptr<RdmaEngine> engine, uint16_t lid);
+    Ptr<RdmaEngine> GetEngine() const;
+    uint16_t GetLid() const;
+    /// The service level of a queue pair's packets (DefaultServiceLevel otherwise).
+    void SetServiceLevel(Ptr<const RdmaQueuePair> qp, uint8_t sl);
+    uint8_t GetServiceLevel(Ptr<const RdmaQueuePair> qp) const;
+    /// The address a queue pair names to reach the port with this LID.
+    static Mac16Address AddressOfLid(uint16_t lid);
+    static uint16_t LidOfAddress(const Address& address);
+
+  protected:
+    void DoDispose() override;
+    void Refill() override;
+    void Sent(uint32_t meta) override;
+
+  private:
+    bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
+    void Kick();
+    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
+    void AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) const;
+    void Arrived(Ptr<IbNetDevice> dev, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail);
+    void Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks);
+
+    /// Meta word of a data packet from the transport (control packets carry 0).
+    static constexpr uint32_t DATA = 1;
+
+    Ptr<RdmaEngine> m_engine;
+    uint16_t m_lid{0};
+    uint8_t m_defaultSl{0};
+    std::unordered_map<uint32_t, uint8_t> m_slOfQp;
+    std::vector<bool> m_staged; //!< per VL: a data packet from the transport waits
+    EventId m_wake;
+};
+
+} // namespace ns3
+
+#endif /* IB_HCA_DEVICE_H */

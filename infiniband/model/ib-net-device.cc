@@ -1,0 +1,704 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ib-net-device.h"
+
+#include "ib-channel.h"
+#include "ib-credits.h"
+#include "ib-flow-control-header.h"
+#include "lrh-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("IbNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(IbNetDevice);
+
+TypeId
+IbNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::IbNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("Infiniband")
+            .AddConstructor<IbNetDevice>()
+            // NDR 4x, the generation of current AI clusters (infiniband.md 1.4).
+            .AddAttribute("DataRate",
+                          "Data rate of the port (line coding removed)",
+                          DataRateValue(DataRate("400Gbps")),
+                          MakeDataRateAccessor(&IbNetDevice::m_rate),
+                          MakeDataRateChecker())
+            // Two data VLs plus VL15 (infiniband.md 6.4).
+            .AddAttribute("NumDataVls",
+                          "Data virtual lanes of the port (VL0 .. VL n-1)",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&IbNetDevice::m_nVls),
+                          MakeUintegerChecker<uint8_t>(1, MAX_DATA_VLS))
+            // One credit is a 64-byte block (IBTA 7.9.4; infiniband.md 1.1).
+            .AddAttribute("CreditBytes",
+                          "Bytes per flow-control credit",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&IbNetDevice::m_creditBytes),
+                          MakeUintegerChecker<uint32_t>(1))
+            // 64 KB per data VL for HDR/NDR: the credit round trip of a 100 m link at 400G
+            // plus a packet (infiniband.md 1.6 and 6.3).
+            .AddAttribute("VlBufferBytes",
+                          "Receive buffer per data VL",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&IbNetDevice::m_vlBuffer),
+                          MakeUintegerChecker<uint32_t>(1))
+            // Start/end delimiters and idles per packet (infiniband.md 6.6; not calibrated).
+            .AddAttribute("FramingBytes",
+                          "Bytes of physical framing per packet on the wire",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&IbNetDevice::m_framing),
+                          MakeUintegerChecker<uint32_t>())
+            // credMinTime of the Mellanox flit simulator (infiniband.md 1.1).
+            .AddAttribute("FcMinInterval",
+                          "Least time between two flow-control packets for one VL",
+                          TimeValue(NanoSeconds(256)),
+                          MakeTimeAccessor(&IbNetDevice::m_fcMinInterval),
+                          MakeTimeChecker(Time(0)))
+            // At least one update per 65,536 symbol times (IBTA 7.9.4; infiniband.md 1.1):
+            // 1.234 us at NDR's 53.125 GBd per lane.
+            .AddAttribute("FcRefreshInterval",
+                          "Period of the resynchronising update of a VL that carried data",
+                          TimeValue(NanoSeconds(1234)),
+                          MakeTimeAccessor(&IbNetDevice::m_fcRefreshInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddTraceSource("CreditStall",
+                            "A VL's head packet waited this long for credits",
+                            MakeTraceSourceAccessor(&IbNetDevice::m_creditStallTrace),
+                            "ns3::IbNetDevice::CreditStallTracedCallback")
+            .AddTraceSource("Tx",
+                            "A data packet starts on the wire",
+                            MakeTraceSourceAccessor(&IbNetDevice::m_txTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+IbNetDevice::IbNetDevice() = default;
+IbNetDevice::~IbNetDevice() = default;
+
+void
+IbNetDevice::DoDispose()
+{
+    m_wake.Cancel();
+    m_refresh.Cancel();
+    m_vls.clear();
+    m_channel = nullptr;
+    m_node = nullptr;
+    m_rxHandler = RxHandler();
+    m_sentHandler = SentHandler();
+    NetDevice::DoDispose();
+}
+
+bool
+IbNetDevice::Attach(Ptr<IbChannel> channel)
+{
+    m_vls.assign(m_nVls, Vl());
+    m_channel = channel;
+    channel->Attach(this);
+    return true;
+}
+
+void
+IbNetDevice::InitializeLink()
+{
+    Ptr<IbNetDevice> peer = m_channel->GetPeer(this);
+    NS_ABORT_MSG_IF(peer->GetNDataVls() != m_nVls,
+                    "the two ends of an IB link have " << +m_nVls << " and " << +peer->GetNDataVls()
+                                                       << " data VLs");
+    NS_ABORT_MSG_IF(peer->GetBufferBlocks() < GetBlocks(GetMaxPacketBytes()),
+                    "an IB receive buffer of "
+                        << peer->GetBufferBlocks() << " credits cannot hold one "
+                        << GetMaxPacketBytes() << "-byte packet (" << GetBlocks(GetMaxPacketBytes())
+                        << " credits): raise ns3::IbNetDevice::VlBufferBytes");
+    for (uint8_t vl = 0; vl < m_nVls; ++vl)
+    {
+        m_vls[vl].fccl = peer->GetAdvertisedLimit(vl);
+        m_vls[vl].advertised = GetAdvertisedLimit(vl);
+    }
+}
+
+void
+IbNetDevice::SetDataRate(DataRate rate)
+{
+    m_rate = rate;
+}
+
+DataRate
+IbNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+void
+IbNetDevice::SetRxHandler(RxHandler handler)
+{
+    m_rxHandler = handler;
+}
+
+void
+IbNetDevice::SetSentHandler(SentHandler handler)
+{
+    m_sentHandler = handler;
+}
+
+void
+IbNetDevice::CheckVl(uint8_t vl) const
+{
+    NS_ABORT_MSG_IF(vl >= m_vls.size(),
+                    "VL " << +vl << " on a port with " << m_vls.size() << " data VLs");
+}
+
+void
+IbNetDevice::Enqueue(Ptr<Packet> p, uint8_t vl, uint32_t meta)
+{
+    Push(p, vl, meta);
+    TryTransmit();
+}
+
+void
+IbNetDevice::Push(Ptr<Packet> p, uint8_t vl, uint32_t meta)
+{
+    CheckVl(vl);
+    Vl& v = m_vls[vl];
+    v.queue.push_back({p, meta, GetBlocks(p->GetSize())});
+    v.queuedBytes += p->GetSize();
+}
+
+void
+IbNetDevice::ReleaseBuffer(uint8_t vl, uint32_t blocks)
+{
+    Vl& v = m_vls[vl];
+    NS_ASSERT(v.used >= blocks);
+    v.used -= blocks;
+    MarkActive(v);
+    if (GetAdvertisedLimit(vl) != v.advertised)
+    {
+        v.fcDue = true;
+        TryTransmit();
+    }
+}
+
+void
+IbNetDevice::Refill()
+{
+}
+
+void
+IbNetDevice::Sent(uint32_t meta)
+{
+    if (!m_sentHandler.IsNull())
+    {
+        m_sentHandler(meta);
+    }
+}
+
+void
+IbNetDevice::TryTransmit()
+{
+    if (m_busy || m_picking || !m_channel)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    Time nextFc = Time::Max();
+    for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
+    {
+        const Vl& v = m_vls[vl];
+        if (v.fcDue)
+        {
+            const Time due = v.lastFc + m_fcMinInterval;
+            if (now >= due || !HasData())
+            {
+                SendFlowControl(vl); // link packets go first, at a packet boundary
+                return;
+            }
+            nextFc = std::min(nextFc, due);
+        }
+    }
+    m_picking = true;
+    Refill();
+    m_picking = false;
+    const uint8_t n = static_cast<uint8_t>(m_vls.size());
+    for (uint8_t k = 1; k <= n; ++k)
+    {
+        const uint8_t vl = (m_rr + k) % n;
+        Vl& v = m_vls[vl];
+        if (v.queue.empty())
+        {
+            continue;
+        }
+        if (IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks))
+        {
+            EndStall(vl);
+            m_rr = vl;
+            StartData(vl);
+            return;
+        }
+        if (v.stallSince == Time::Min())
+        {
+            v.stallSince = now;
+        }
+    }
+    if (nextFc != Time::Max() && (!m_wake.IsRunning() || m_wake.GetTs() > nextFc.GetTimeStep()))
+    {
+        m_wake.Cancel();
+        m_wake = Simulator::Schedule(nextFc - now, &IbNetDevice::TryTransmit, this);
+    }
+}
+
+void
+IbNetDevice::SendFlowControl(uint8_t vl)
+{
+    Vl& v = m_vls[vl];
+    const uint16_t limit = GetAdvertisedLimit(vl);
+    IbFlowControlHeader fc;
+    fc.SetVl(vl);
+    fc.SetFctbs(v.fctbs);
+    fc.SetFccl(limit);
+    v.advertised = limit;
+    v.fcDue = false;
+    v.lastFc = Simulator::Now();
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(fc);
+    m_busy = true;
+    ++m_fcSent;
+    const Time tx = m_rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + m_framing);
+    m_channel->Transmit(p, this, tx, true);
+    Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, 0, false);
+}
+
+void
+IbNetDevice::StartData(uint8_t vl)
+{
+    Vl& v = m_vls[vl];
+    Entry e = v.queue.front();
+    v.queue.pop_front();
+    const uint32_t size = e.p->GetSize();
+    v.queuedBytes -= size;
+    v.fctbs = IbCredits::Add(v.fctbs, e.blocks);
+    MarkActive(v);
+    m_busy = true;
+    ++m_txPackets;
+    m_txBytes += size;
+    m_txTrace(e.p);
+    const Time tx = GetTxTime(size);
+    m_channel->Transmit(e.p, this, tx, false);
+    Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, e.meta, true);
+}
+
+void
+IbNetDevice::MarkActive(Vl& v)
+{
+    v.active = true;
+    v.quietTicks = 0;
+    if (!m_refresh.IsRunning())
+    {
+        m_refresh = Simulator::Schedule(m_fcRefreshInterval, &IbNetDevice::Refresh, this);
+    }
+}
+
+bool
+IbNetDevice::HasData() const
+{
+    for (const Vl& v : m_vls)
+    {
+        if (!v.queue.empty())
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+IbNetDevice::TransmitDone(uint32_t meta, bool data)
+{
+    m_busy = false;
+    if (data)
+    {
+        Sent(meta);
+    }
+    TryTransmit();
+}
+
+void
+IbNetDevice::Refresh()
+{
+    bool any = false;
+    for (Vl& v : m_vls)
+    {
+        if (v.active || v.quietTicks < 2)
+        {
+            v.quietTicks += !v.active;
+            v.active = false;
+            v.fcDue = true;
+            any = true;
+        }
+    }
+    if (any)
+    {
+        m_refresh = Simulator::Schedule(m_fcRefreshInterval, &IbNetDevice::Refresh, this);
+        TryTransmit();
+    }
+}
+
+void
+IbNetDevice::EndStall(uint8_t vl)
+{
+    Vl& v = m_vls[vl];
+    if (v.stallSince != Time::Min())
+    {
+        const Time waited = Simulator::Now() - v.stallSince;
+        v.stalled += waited;
+        v.stallSince = Time::Min();
+        m_creditStallTrace(vl, waited);
+    }
+}
+
+void
+IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
+{
+    if (link)
+    {
+        ++m_fcReceived;
+        IbFlowControlHeader fc;
+        p->PeekHeader(fc);
+        const uint8_t vl = fc.GetVl();
+        if (vl >= m_vls.size() || fc.GetOp() != IbFlowControlHeader::NORMAL)
+        {
+            return; // a VL this port does not run
+        }
+        Vl& v = m_vls[vl];
+        v.fccl = fc.GetFccl();
+        // The peer's transmitter has sent FCTBS blocks, all of which arrived before this
+        // packet or were lost: ABR takes its value (IBTA 7.9.4), healing any loss.
+        v.abr = fc.GetFctbs();
+        if (GetAdvertisedLimit(vl) != v.advertised)
+        {
+            v.fcDue = true;
+        }
+        if (!v.queue.empty() && IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks))
+        {
+            EndStall(vl); // the credits are here: the wait ends, whatever the port does next
+        }
+        TryTransmit();
+        return;
+    }
+    uint8_t b0 = 0;
+    p->CopyData(&b0, 1);
+    const uint8_t vl = b0 >> 4;
+    const uint32_t blocks = GetBlocks(p->GetSize());
+    if (vl >= m_vls.size() || m_vls[vl].used + blocks > GetBufferBlocks())
+    {
+        ++m_overruns; // sent without credit: a buffer this port does not have room in
+        return;
+    }
+    Vl& v = m_vls[vl];
+    v.abr = IbCredits::Add(v.abr, blocks);
+    v.used += blocks;
+    MarkActive(v);
+    ++m_rxPackets;
+    if (m_rxHandler.IsNull())
+    {
+        ReleaseBuffer(vl, blocks);
+        return;
+    }
+    m_rxHandler(this, p, vl, blocks, Simulator::Now() + txTime);
+}
+
+uint8_t
+IbNetDevice::GetNDataVls() const
+{
+    return m_nVls;
+}
+
+uint8_t
+IbNetDevice::VlOfSl(uint8_t sl) const
+{
+    return sl % m_nVls;
+}
+
+uint32_t
+IbNetDevice::GetBlocks(uint32_t packetBytes) const
+{
+    return IbCredits::Blocks(packetBytes + VCRC_BYTES, m_creditBytes);
+}
+
+Time
+IbNetDevice::GetTxTime(uint32_t packetBytes) const
+{
+    return m_rate.CalculateBytesTxTime(packetBytes + GetWireOverhead());
+}
+
+uint32_t
+IbNetDevice::GetWireOverhead() const
+{
+    return VCRC_BYTES + m_framing;
+}
+
+uint32_t
+IbNetDevice::GetMaxPacketBytes() const
+{
+    // LRH 8, BTH 12, RETH 16 (a write's first packet), payload, ICRC 4 (IBTA 5.4, 9.2).
+    return LrhHeader::SIZE + 12 + 16 + m_mtu + 4;
+}
+
+uint16_t
+IbNetDevice::GetFctbs(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].fctbs;
+}
+
+uint16_t
+IbNetDevice::GetFccl(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].fccl;
+}
+
+uint32_t
+IbNetDevice::GetAvailableCredits(uint8_t vl) const
+{
+    CheckVl(vl);
+    return IbCredits::Available(m_vls[vl].fccl, m_vls[vl].fctbs);
+}
+
+uint16_t
+IbNetDevice::GetAbr(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].abr;
+}
+
+uint32_t
+IbNetDevice::GetBufferBlocks() const
+{
+    return m_vlBuffer / m_creditBytes;
+}
+
+uint32_t
+IbNetDevice::GetBufferUsedBlocks(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].used;
+}
+
+uint16_t
+IbNetDevice::GetAdvertisedLimit(uint8_t vl) const
+{
+    CheckVl(vl);
+    return IbCredits::Limit(m_vls[vl].abr, GetBufferBlocks() - m_vls[vl].used);
+}
+
+uint64_t
+IbNetDevice::GetQueuedBytes(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].queuedBytes;
+}
+
+uint64_t
+IbNetDevice::GetTxPackets() const
+{
+    return m_txPackets;
+}
+
+uint64_t
+IbNetDevice::GetTxBytes() const
+{
+    return m_txBytes;
+}
+
+uint64_t
+IbNetDevice::GetRxPackets() const
+{
+    return m_rxPackets;
+}
+
+uint64_t
+IbNetDevice::GetFcPacketsSent() const
+{
+    return m_fcSent;
+}
+
+uint64_t
+IbNetDevice::GetFcPacketsReceived() const
+{
+    return m_fcReceived;
+}
+
+uint64_t
+IbNetDevice::GetCreditOverruns() const
+{
+    return m_overruns;
+}
+
+Time
+IbNetDevice::GetCreditStallTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].stalled;
+}
+
+void
+IbNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+IbNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+IbNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+IbNetDevice::SetAddress(Address address)
+{
+    m_address = Mac16Address::ConvertFrom(address);
+}
+
+Address
+IbNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+IbNetDevice::SetMtu(const uint16_t mtu)
+{
+    // The IB MTUs (IBTA 7.7.8; infiniband.md 1.3).
+    if (mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
+    {
+        return false;
+    }
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+IbNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+IbNetDevice::IsLinkUp() const
+{
+    return m_channel != nullptr;
+}
+
+void
+IbNetDevice::AddLinkChangeCallback(Callback<void> /*callback*/)
+{
+}
+
+bool
+IbNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+IbNetDevice::GetBroadcast() const
+{
+    return Mac16Address("ff:ff");
+}
+
+bool
+IbNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+IbNetDevice::GetMulticast(Ipv4Address /*multicastGroup*/) const
+{
+    return Mac16Address("ff:ff");
+}
+
+Address
+IbNetDevice::GetMulticast(Ipv6Address /*addr*/) const
+{
+    return Mac16Address("ff:ff");
+}
+
+bool
+IbNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+IbNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+IbNetDevice::Send(Ptr<Packet> /*packet*/, const Address& /*dest*/, uint16_t /*protocol*/)
+{
+    return false; // IB ports carry the RDMA transport, not IP (IPoIB is not modelled)
+}
+
+bool
+IbNetDevice::SendFrom(Ptr<Packet> /*packet*/,
+                      const Address& /*source*/,
+                      const Address& /*dest*/,
+                      uint16_t /*protocol*/)
+{
+    return false;
+}
+
+Ptr<Node>
+IbNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+IbNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+IbNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+IbNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback /*cb*/)
+{
+}
+
+void
+IbNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback /*cb*/)
+{
+}
+
+bool
+IbNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

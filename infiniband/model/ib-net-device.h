@@ -1,0 +1,226 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IB_NET_DEVICE_H
+#define IB_NET_DEVICE_H
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac16-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+class IbChannel;
+
+/**
+ * \ingroup infiniband
+ * \brief One InfiniBand port: per-virtual-lane output queues, a transmitter that sends a
+ * packet only when the far receiver has granted credits for all of it, and a receiver with a
+ * buffer per virtual lane that grants them (IBTA Vol. 1 7.9, credit-based flow control).
+ *
+ * Credits are 64-byte blocks (CreditBytes). The transmitter keeps, per VL, FCTBS (blocks sent)
+ * and FCCL (the limit last granted); the receiver keeps ABR (blocks received) and its free
+ * blocks. Flow-control packets (IbFlowControlHeader, 6 bytes plus framing on the wire) carry
+ * both counters of one VL: the peer takes FCCL as its new limit and resets its ABR to the
+ * FCTBS, so a lost packet or update cannot leak credits. A port sends one when a VL's limit
+ * grew (buffer freed): at once when the port is idle, otherwise ahead of data at the next
+ * packet boundary at least FcMinInterval after the previous one for that VL (the Mellanox
+ * flit simulator's rule); and, to resynchronise, every FcRefreshInterval for each VL that
+ * carried, received or freed data since the last refresh, and for two intervals after it went
+ * quiet (so two lost updates in a row are needed to leave a stale limit). Idle links send
+ * nothing: a simulation without traffic ends.
+ *
+ * The receiver charges a packet's blocks to its VL buffer when the packet's first byte
+ * arrives and frees them when the node says the packet left the buffer (ReleaseBuffer): a
+ * switch when the packet's last byte left the output port, an HCA when it consumed it. A
+ * packet arriving without credit would overrun the buffer: it is counted
+ * (GetCreditOverruns) and discarded; a correct sender never causes one.
+ *
+ * VL arbitration is round robin over the data VLs whose head packet has credits.
+ */
+class IbNetDevice : public NetDevice
+{
+  public:
+    /// VCRC, the per-hop CRC after the ICRC (IBTA 7.8.2): counted on the wire, not carried.
+    static constexpr uint32_t VCRC_BYTES = 2;
+    /// Data VLs a port may have (VL0-VL14; VL15 is management).
+    static constexpr uint8_t MAX_DATA_VLS = 15;
+
+    static TypeId GetTypeId();
+    IbNetDevice();
+    ~IbNetDevice() override;
+
+    /// A data packet arrived: the device, the packet (LRH first), its VL, its blocks and
+    /// when its last byte arrives. The node must call ReleaseBuffer(vl, blocks) later.
+    typedef Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t, uint32_t, Time> RxHandler;
+    /// The last byte of a queued packet left the port; the argument is its meta word.
+    typedef Callback<void, uint32_t> SentHandler;
+
+    bool Attach(Ptr<IbChannel> channel);
+    /// Called by the channel once both ends are attached: learn the peer's credit limits.
+    void InitializeLink();
+    void SetDataRate(DataRate rate);
+    DataRate GetDataRate() const;
+    void SetRxHandler(RxHandler handler);
+    void SetSentHandler(SentHandler handler);
+
+    /// Queue a packet (LRH first) on a VL's output; meta comes back through the SentHandler.
+    void Enqueue(Ptr<Packet> p, uint8_t vl, uint32_t meta);
+    /// Free blocks of a VL's receive buffer: the packet that held them left it.
+    void ReleaseBuffer(uint8_t vl, uint32_t blocks);
+    /// A packet from the channel: a data packet's first byte, or a whole link packet.
+    void Receive(Ptr<Packet> p, Time txTime, bool link);
+
+    uint8_t GetNDataVls() const;
+    /// The VL a service level travels on out of this port (SL mod the data VLs, as OpenSM's
+    /// default SL2VL table restricted to this port's VLs).
+    uint8_t VlOfSl(uint8_t sl) const;
+    /// Blocks a packet of this many bytes (LRH through ICRC) takes: VCRC included.
+    uint32_t GetBlocks(uint32_t packetBytes) const;
+    /// Serialisation time of a data packet of this many bytes (LRH through ICRC).
+    Time GetTxTime(uint32_t packetBytes) const;
+    /// Bytes the link adds on the wire to a packet: VCRC and framing.
+    uint32_t GetWireOverhead() const;
+    /// The largest data packet (LRH through ICRC) the port's MTU allows: LRH, BTH, RETH,
+    /// payload, ICRC.
+    uint32_t GetMaxPacketBytes() const;
+
+    // Transmitter state per VL (12-bit counters as on the wire).
+    uint16_t GetFctbs(uint8_t vl) const;
+    uint16_t GetFccl(uint8_t vl) const;
+    uint32_t GetAvailableCredits(uint8_t vl) const;
+    // Receiver state per VL.
+    uint16_t GetAbr(uint8_t vl) const;
+    uint32_t GetBufferBlocks() const;
+    uint32_t GetBufferUsedBlocks(uint8_t vl) const;
+    /// The limit this port's receiver grants on a VL now.
+    uint16_t GetAdvertisedLimit(uint8_t vl) const;
+
+    uint64_t GetQueuedBytes(uint8_t vl) const;
+    uint64_t GetTxPackets() const;
+    uint64_t GetTxBytes() const;
+    uint64_t GetRxPackets() const;
+    uint64_t GetFcPacketsSent() const;
+    uint64_t GetFcPacketsReceived() const;
+    uint64_t GetCreditOverruns() const;
+    /// Time a VL held a packet it could not send for want of credits.
+    Time GetCreditStallTime(uint8_t vl) const;
+
+    /// Signature of the CreditStall trace: the VL and how long it waited.
+    typedef void (*CreditStallTracedCallback)(uint8_t vl, Time waited);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsPointToPoint() const override;
+    bool IsBridge() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+    /// Start sending if the port is idle and something may go.
+    void TryTransmit();
+    /// Give a subclass the chance to queue packets before the port picks one (an HCA pulls
+    /// from its transport here).
+    virtual void Refill();
+    /// A packet with this meta word left the port (after the SentHandler).
+    virtual void Sent(uint32_t meta);
+    /// Queue a packet without trying to send (for Refill).
+    void Push(Ptr<Packet> p, uint8_t vl, uint32_t meta);
+
+  private:
+    struct Entry
+    {
+        Ptr<Packet> p;
+        uint32_t meta;
+        uint32_t blocks;
+    };
+
+    struct Vl
+    {
+        std::deque<Entry> queue;
+        uint64_t queuedBytes{0};
+        uint16_t fctbs{0};      //!< transmitter: blocks sent, mod 4096
+        uint16_t fccl{0};       //!< transmitter: the peer's last limit
+        uint16_t abr{0};        //!< receiver: blocks received, mod 4096
+        uint32_t used{0};       //!< receiver: blocks held
+        uint16_t advertised{0}; //!< receiver: the limit last sent
+        bool fcDue{false};      //!< an update should go at the next packet boundary
+        bool active{false};     //!< sent, received or freed since the last refresh
+        uint8_t quietTicks{2};  //!< refreshes sent since it went quiet
+        Time lastFc{Time::Min()};
+        Time stallSince{Time::Min()};
+        Time stalled;
+    };
+
+    void SendFlowControl(uint8_t vl);
+    void StartData(uint8_t vl);
+    void TransmitDone(uint32_t meta, bool data);
+    void Refresh();
+    void MarkActive(Vl& v);
+    bool HasData() const;
+    void EndStall(uint8_t vl);
+    void CheckVl(uint8_t vl) const;
+
+    Ptr<Node> m_node;
+    Ptr<IbChannel> m_channel;
+    uint32_t m_ifIndex{0};
+    Mac16Address m_address;
+    uint16_t m_mtu{4096};
+    DataRate m_rate{"400Gbps"};
+    uint8_t m_nVls{2};
+    uint32_t m_creditBytes{64};
+    uint32_t m_vlBuffer{65536};
+    uint32_t m_framing{8};
+    Time m_fcMinInterval;
+    Time m_fcRefreshInterval;
+    std::vector<Vl> m_vls;
+    uint8_t m_rr{0};
+    bool m_busy{false};
+    bool m_picking{false}; //!< inside TryTransmit (Refill may call back)
+    EventId m_wake;
+    EventId m_refresh;
+    RxHandler m_rxHandler;
+    SentHandler m_sentHandler;
+    uint64_t m_txPackets{0};
+    uint64_t m_txBytes{0};
+    uint64_t m_rxPackets{0};
+    uint64_t m_fcSent{0};
+    uint64_t m_fcReceived{0};
+    uint64_t m_overruns{0};
+    TracedCallback<uint8_t, Time> m_creditStallTrace;
+    TracedCallback<Ptr<const Packet>> m_txTrace;
+};
+
+} // namespace ns3
+
+#endif /* IB_NET_DEVICE_H */

@@ -1,0 +1,66 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IB_SWITCH_H
+#define IB_SWITCH_H
+
+#include "ib-net-device.h"
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup infiniband
+ * \brief An InfiniBand switch, aggregated to a Node: a linear forwarding table (destination
+ * LID -> output port, IBTA 18.2.4.3.2), SL-to-VL mapping at the output, and virtual
+ * cut-through forwarding.
+ *
+ * A packet may leave SwitchLatency after its first byte arrived, and never so early that the
+ * output would catch up with its tail. It holds its blocks in the input port's VL buffer until
+ * its last byte has left the output port: that is what runs the upstream port out of credits
+ * when an output is congested (congestion spreading), while each output keeps its own queues
+ * so a packet never waits behind one bound for another output (virtual output queues).
+ * A packet to a LID the table does not know is discarded and counted.
+ */
+class IbSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    IbSwitch();
+
+    /// Add the next port (port numbers count from 0 in the order added).
+    void AddPort(Ptr<IbNetDevice> port);
+    uint32_t GetNPorts() const;
+    Ptr<IbNetDevice> GetPort(uint32_t i) const;
+    /// Route a destination LID to an output port.
+    void SetRoute(uint16_t dlid, uint32_t port);
+    /// The output port of a LID, or -1.
+    int32_t GetRoute(uint16_t dlid) const;
+    uint64_t GetForwarded() const;
+    uint64_t GetUnroutable() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail);
+    void Forward(uint32_t in, Ptr<Packet> p, uint8_t inVl, uint32_t blocks, uint32_t out);
+    void Left(uint32_t in, uint32_t meta);
+
+    Time m_latency;
+    std::vector<Ptr<IbNetDevice>> m_ports;
+    std::vector<uint16_t> m_lft; //!< by DLID: output port, NO_PORT for none
+    uint64_t m_forwarded{0};
+    uint64_t m_unroutable{0};
+
+    static constexpr uint16_t NO_PORT = 0xFFFF;
+};
+
+} // namespace ns3
+
+#endif /* IB_SWITCH_H */

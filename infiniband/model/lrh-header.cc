@@ -1,0 +1,154 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "lrh-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("LrhHeader");
+NS_OBJECT_ENSURE_REGISTERED(LrhHeader);
+
+LrhHeader::LrhHeader() = default;
+
+TypeId
+LrhHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::LrhHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("Infiniband")
+                            .AddConstructor<LrhHeader>();
+    return tid;
+}
+
+TypeId
+LrhHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+LrhHeader::Print(std::ostream& os) const
+{
+    os << "LRH vl=" << +m_vl << " sl=" << +m_sl << " lnh=" << +m_lnh << " dlid=" << m_dlid
+       << " slid=" << m_slid << " words=" << m_words;
+}
+
+uint32_t
+LrhHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+LrhHeader::Serialize(Buffer::Iterator i) const
+{
+    i.WriteU8(static_cast<uint8_t>(m_vl << 4)); // LVer 0
+    i.WriteU8(static_cast<uint8_t>((m_sl << 4) | m_lnh));
+    i.WriteHtonU16(m_dlid);
+    i.WriteHtonU16(m_words & 0x7FF);
+    i.WriteHtonU16(m_slid);
+}
+
+uint32_t
+LrhHeader::Deserialize(Buffer::Iterator i)
+{
+    m_vl = i.ReadU8() >> 4;
+    const uint8_t b1 = i.ReadU8();
+    m_sl = b1 >> 4;
+    m_lnh = static_cast<NextHeader>(b1 & 0x3);
+    m_dlid = i.ReadNtohU16();
+    m_words = i.ReadNtohU16() & 0x7FF;
+    m_slid = i.ReadNtohU16();
+    return SIZE;
+}
+
+void
+LrhHeader::SetVl(uint8_t vl)
+{
+    NS_ABORT_MSG_IF(vl > 15, "VL " << +vl << " is not 0-15");
+    m_vl = vl;
+}
+
+uint8_t
+LrhHeader::GetVl() const
+{
+    return m_vl;
+}
+
+void
+LrhHeader::SetSl(uint8_t sl)
+{
+    NS_ABORT_MSG_IF(sl > 15, "SL " << +sl << " is not 0-15");
+    m_sl = sl;
+}
+
+uint8_t
+LrhHeader::GetSl() const
+{
+    return m_sl;
+}
+
+void
+LrhHeader::SetNextHeader(NextHeader lnh)
+{
+    m_lnh = lnh;
+}
+
+LrhHeader::NextHeader
+LrhHeader::GetNextHeader() const
+{
+    return m_lnh;
+}
+
+void
+LrhHeader::SetDlid(uint16_t lid)
+{
+    m_dlid = lid;
+}
+
+uint16_t
+LrhHeader::GetDlid() const
+{
+    return m_dlid;
+}
+
+void
+LrhHeader::SetSlid(uint16_t lid)
+{
+    m_slid = lid;
+}
+
+uint16_t
+LrhHeader::GetSlid() const
+{
+    return m_slid;
+}
+
+void
+LrhHeader::SetPacketBytes(uint32_t bytes)
+{
+    // 11 bits of words: 8188 bytes, above the largest packet (4096 MTU plus headers).
+    NS_ABORT_MSG_IF(bytes % 4 != 0 || bytes / 4 > 0x7FF,
+                    "an IB packet of " << bytes << " bytes cannot be described by PktLen");
+    m_words = static_cast<uint16_t>(bytes / 4);
+}
+
+uint16_t
+LrhHeader::GetPacketWords() const
+{
+    return m_words;
+}
+
+void
+LrhHeader::Peek(const uint8_t* b, uint16_t& dlid, uint8_t& sl, uint8_t& vl)
+{
+    vl = b[0] >> 4;
+    sl = b[1] >> 4;
+    dlid = static_cast<uint16_t>((b[2] << 8) | b[3]);
+}
+
+} // namespace ns3
