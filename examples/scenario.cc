@@ -14,6 +14,7 @@
 #include "ns3/deadlock-detector.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/flow-labels.h"
+#include "ns3/ns3-argument-validator.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
@@ -141,6 +142,23 @@ main(int argc, char* argv[])
     }
     for (const auto& [name, value] : s.attributes)
     {
+        // Check the value as the command line does: ns-3's own parsers abort on a malformed
+        // value (e.g. "4MiB" for an integer) instead of reporting it.
+        try
+        {
+            Ns3ArgumentValidator::CheckAttribute(name, value);
+        }
+        catch (const InputError& e)
+        {
+            std::string what = e.GetWhat();
+            const std::string prefix = "--" + name + ": ";
+            if (what.compare(0, prefix.size(), prefix) == 0)
+            {
+                what = what.substr(prefix.size());
+            }
+            opts.Fail(
+                InputError(what, e.GetExpected()).WithContext(config + ": $.attributes." + name));
+        }
         if (!Config::SetDefaultFailSafe(name, StringValue(value)))
         {
             opts.Fail(InputError(config + ": $.attributes." + name + ": \"" + value +
