@@ -89,7 +89,7 @@ main(int argc, char* argv[])
 
     // Pause events of every port to pfc.csv, paused time per port to summary.json.
     PfcMonitor pfc;
-    pfc.Install(exp.GetFabric());
+    pfc.Install(*exp.GetRoceFabric());
     pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
     exp.Run(sizes, opts.GetStop());
     pfc.Finish();

@@ -18,7 +18,7 @@
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
-#include "ns3/roce-communicator.h"
+#include "ns3/rdma-communicator.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
@@ -238,12 +238,12 @@ main(int argc, char* argv[])
                     {"dst", s.topology.GetNode(s.topology.GetHosts()[f.dst]).name}});
     }));
     runner.Schedule(s.flows);
-    std::vector<std::unique_ptr<RoceCommunicator>> comms;
+    std::vector<std::unique_ptr<RdmaCommunicator>> comms;
     std::vector<std::unique_ptr<CollectiveRunner>> collectives;
     for (uint32_t c = 0; c < s.collectives.size(); ++c)
     {
         const CollectiveSpec& spec = s.collectives[c];
-        comms.push_back(std::make_unique<RoceCommunicator>(fabric, s.topology, routes, spec.ranks));
+        comms.push_back(std::make_unique<RdmaCommunicator>(fabric, s.topology, routes, spec.ranks));
         comms.back()->SetTrafficClass(static_cast<uint8_t>(spec.priority << 3));
         comms.back()->AddFlowLabels(labels, {{"collective", c}, {"op", ResultOp(spec.op)}});
         collectives.push_back(std::make_unique<CollectiveRunner>(comms.back()->GetApps()));

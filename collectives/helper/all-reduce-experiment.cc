@@ -3,24 +3,39 @@
  */
 #include "all-reduce-experiment.h"
 
+#include "ns3/abort.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/simulator.h"
 
 namespace ns3
 {
 
-AllReduceExperiment::AllReduceExperiment(const FabricTopology& topology, uint64_t seed)
+AllReduceExperiment::AllReduceExperiment(const FabricTopology& topology,
+                                         uint64_t seed,
+                                         const std::string& fabric)
     : m_topology(topology),
       m_routes(topology)
 {
-    m_fabric.SetEcmpSeed(seed);
-    m_fabric.Build(m_topology, m_routes);
-    std::vector<uint32_t> hosts(m_fabric.GetNHosts());
+    if (fabric == "roce")
+    {
+        m_roce = std::make_unique<RoceFabricHelper>();
+        m_roce->SetEcmpSeed(seed);
+        m_roce->Build(m_topology, m_routes);
+        m_fabric = m_roce.get();
+    }
+    else if (fabric == "ib")
+    {
+        m_ib = std::make_unique<IbFabricHelper>();
+        m_ib->Build(m_topology, m_routes);
+        m_fabric = m_ib.get();
+    }
+    NS_ABORT_MSG_IF(!m_fabric, "AllReduceExperiment: no fabric \"" << fabric << "\"");
+    std::vector<uint32_t> hosts(m_fabric->GetNHosts());
     for (uint32_t h = 0; h < hosts.size(); ++h)
     {
         hosts[h] = h;
     }
-    m_comm = std::make_unique<RoceCommunicator>(m_fabric, m_topology, m_routes, hosts);
+    m_comm = std::make_unique<RdmaCommunicator>(*m_fabric, m_topology, m_routes, hosts);
     m_runner = std::make_unique<CollectiveRunner>(m_comm->GetApps());
 }
 
@@ -107,13 +122,13 @@ AllReduceExperiment::GetBoundSeconds(uint64_t bytes) const
 uint64_t
 AllReduceExperiment::GetPacketHops() const
 {
-    return m_fabric.GetPacketHops();
+    return m_fabric->GetPacketHops();
 }
 
 std::map<std::string, uint64_t>
 AllReduceExperiment::GetDrops() const
 {
-    return m_fabric.GetDrops();
+    return m_fabric->GetDrops();
 }
 
 uint64_t
@@ -125,13 +140,25 @@ AllReduceExperiment::GetRetransmissions() const
 uint32_t
 AllReduceExperiment::EnablePcap(const std::string& dir) const
 {
-    return m_fabric.EnablePcap(dir);
+    return m_fabric->EnablePcap(dir);
 }
 
-const RoceFabricHelper&
+const RdmaFabric&
 AllReduceExperiment::GetFabric() const
 {
-    return m_fabric;
+    return *m_fabric;
+}
+
+const RoceFabricHelper*
+AllReduceExperiment::GetRoceFabric() const
+{
+    return m_roce.get();
+}
+
+const IbFabricHelper*
+AllReduceExperiment::GetIbFabric() const
+{
+    return m_ib.get();
 }
 
 const EcmpRouteTable&

@@ -5,10 +5,12 @@
 #define ALL_REDUCE_EXPERIMENT_H
 
 #include "collective-runner.h"
-#include "roce-communicator.h"
+#include "rdma-communicator.h"
 
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/rdma-fabric.h"
 #include "ns3/roce-fabric-helper.h"
 
 #include <map>
@@ -21,16 +23,24 @@ namespace ns3
 
 /**
  * \ingroup collectives
- * \brief A ring all-reduce over every host of a topology on RoCEv2: builds the routes, the
- * fabric and a RoceCommunicator with one rank per host (rank i = host i); runs a size sweep;
- * and knows the alpha-beta lower bound of each size on this topology. Programs, tests and
- * benchmarks share it.
+ * \brief A ring all-reduce over every host of a topology on RoCEv2 or InfiniBand: builds the
+ * routes, the fabric and an RdmaCommunicator with one rank per host (rank i = host i); runs a
+ * size sweep; and knows the alpha-beta lower bound of each size on this topology. Programs,
+ * tests and benchmarks share it.
  */
 class AllReduceExperiment
 {
   public:
-    /// Build everything for this topology; ECMP hashes are seeded with the run's seed.
-    AllReduceExperiment(const FabricTopology& topology, uint64_t seed);
+    /**
+     * Build everything for this topology.
+     * \param topology the fabric's topology
+     * \param seed the run's seed (RoCEv2: mixed into the switches' ECMP hashes)
+     * \param fabric "roce" (RoceFabricHelper) or "ib" (IbFabricHelper), as --fabric names them;
+     *        device attributes come from their defaults (Config::SetDefault, --ns3::...)
+     */
+    AllReduceExperiment(const FabricTopology& topology,
+                        uint64_t seed,
+                        const std::string& fabric = "roce");
     ~AllReduceExperiment();
 
     /// Show a progress line on stderr during long runs (off by default).
@@ -58,8 +68,13 @@ class AllReduceExperiment
     std::map<std::string, uint64_t> GetDrops() const;
     /// Data packets retransmitted by all QPs (go-back-N and timeouts).
     uint64_t GetRetransmissions() const;
-    const RoceFabricHelper& GetFabric() const;
-    /// Write per-port pcap files to dir (see RoceFabricHelper::EnablePcap).
+    const RdmaFabric& GetFabric() const;
+    /// The fabric when it is RoCEv2, else null.
+    const RoceFabricHelper* GetRoceFabric() const;
+    /// The fabric when it is InfiniBand, else null.
+    const IbFabricHelper* GetIbFabric() const;
+    /// Write per-port pcap files to dir (RdmaFabric::EnablePcap; InputError if the fabric
+    /// has none).
     uint32_t EnablePcap(const std::string& dir) const;
     const EcmpRouteTable& GetRoutes() const;
 
@@ -68,8 +83,10 @@ class AllReduceExperiment
 
     FabricTopology m_topology;
     EcmpRouteTable m_routes;
-    RoceFabricHelper m_fabric;
-    std::unique_ptr<RoceCommunicator> m_comm;
+    std::unique_ptr<RoceFabricHelper> m_roce;
+    std::unique_ptr<IbFabricHelper> m_ib;
+    RdmaFabric* m_fabric{nullptr};
+    std::unique_ptr<RdmaCommunicator> m_comm;
     std::unique_ptr<CollectiveRunner> m_runner;
     bool m_progress{false};
 };

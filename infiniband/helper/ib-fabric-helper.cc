@@ -5,6 +5,8 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/lrh-header.h"
+#include "ns3/rdma-queue-pair.h"
 
 namespace ns3
 {
@@ -106,6 +108,89 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
             }
         }
     }
+}
+
+std::string
+IbFabricHelper::GetFabricName() const
+{
+    return "ib";
+}
+
+std::string
+IbFabricHelper::GetDisplayName() const
+{
+    return "InfiniBand";
+}
+
+Ptr<Node>
+IbFabricHelper::GetHostNode(uint32_t host) const
+{
+    return m_hcas.at(host)->GetNode();
+}
+
+Address
+IbFabricHelper::GetRdmaAddress(uint32_t host) const
+{
+    return GetHostAddress(host);
+}
+
+uint32_t
+IbFabricHelper::GetPacketOverhead() const
+{
+    NS_ABORT_MSG_IF(m_hcas.empty(), "IbFabricHelper: not built");
+    return LrhHeader::SIZE + RdmaQueuePair::BTH_ICRC_BYTES + m_hcas[0]->GetWireOverhead();
+}
+
+Time
+IbFabricHelper::GetPathLatency(const FabricTopology& /*topology*/,
+                               const EcmpRouteTable& /*routes*/,
+                               uint32_t src,
+                               uint32_t dst,
+                               uint32_t payload) const
+{
+    const uint32_t bytes = LrhHeader::SIZE + RdmaQueuePair::BTH_ICRC_BYTES + payload;
+    const uint16_t dlid = LidOfHost(dst);
+    Ptr<IbNetDevice> out = m_hcas.at(src);
+    // Times relative to the sender's last byte leaving its port.
+    Time tailSent(0);
+    Time headSent = Time(0) - out->GetTxTime(bytes);
+    for (uint32_t hop = 0; hop <= m_switches.size(); ++hop)
+    {
+        Ptr<IbChannel> ch = DynamicCast<IbChannel>(out->GetChannel());
+        if (!ch)
+        {
+            return Time(-1);
+        }
+        TimeValue delay;
+        ch->GetAttribute("Delay", delay);
+        const Time headArrived = headSent + delay.Get();
+        const Time tailArrived = tailSent + delay.Get();
+        Ptr<IbNetDevice> in = ch->GetPeer(out);
+        Ptr<IbHcaDevice> hca = DynamicCast<IbHcaDevice>(in);
+        if (hca)
+        {
+            return hca->GetLid() == dlid ? tailArrived : Time(-1);
+        }
+        Ptr<IbSwitch> sw = in->GetNode()->GetObject<IbSwitch>();
+        const int32_t port = sw ? sw->GetRoute(dlid) : -1;
+        if (port < 0)
+        {
+            return Time(-1);
+        }
+        TimeValue latency;
+        sw->GetAttribute("SwitchLatency", latency);
+        out = sw->GetPort(port);
+        const Time tx = out->GetTxTime(bytes);
+        headSent = std::max(headArrived + latency.Get(), tailArrived - tx);
+        tailSent = headSent + tx;
+    }
+    return Time(-1); // a forwarding loop
+}
+
+std::map<std::string, uint64_t>
+IbFabricHelper::GetDrops() const
+{
+    return {{"credit_overrun", GetCreditOverruns()}, {"unroutable", GetUnroutable()}};
 }
 
 uint32_t

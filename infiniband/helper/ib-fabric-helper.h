@@ -10,6 +10,7 @@
 #include "ns3/ib-hca-device.h"
 #include "ns3/ib-switch.h"
 #include "ns3/node-container.h"
+#include "ns3/rdma-fabric.h"
 
 #include <vector>
 
@@ -29,26 +30,47 @@ namespace ns3
  *
  * Port attributes come from the ns3::IbNetDevice / ns3::IbHcaDevice defaults; the link rate
  * and delay from the topology.
+ *
+ * As an RdmaFabric: a data packet costs its payload plus LRH 8, BTH 12, ICRC 4, VCRC 2 and
+ * the port's framing (8) on the wire; switches forward cut-through after their
+ * SwitchLatency; drops are "credit_overrun" (a packet that arrived without credit) and
+ * "unroutable" (no LFT entry for its DLID), both zero in a correct fabric.
  */
-class IbFabricHelper
+class IbFabricHelper : public RdmaFabric
 {
   public:
     IbFabricHelper();
     void Build(const FabricTopology& topology, const EcmpRouteTable& routes);
 
-    uint32_t GetNHosts() const;
+    // RdmaFabric
+    std::string GetFabricName() const override;
+    std::string GetDisplayName() const override;
+    Ptr<Node> GetHostNode(uint32_t host) const override;
+    Address GetRdmaAddress(uint32_t host) const override;
+    uint32_t GetPacketOverhead() const override;
+    /// Follows the switches' LFTs (the topology and routes are not needed): per cable its
+    /// delay, per switch virtual cut-through as IbSwitch forwards (the head leaves
+    /// SwitchLatency after it arrived, never so early that the tail could not keep up).
+    Time GetPathLatency(const FabricTopology& topology,
+                        const EcmpRouteTable& routes,
+                        uint32_t src,
+                        uint32_t dst,
+                        uint32_t payload) const override;
+    std::map<std::string, uint64_t> GetDrops() const override;
+
+    uint32_t GetNHosts() const override;
     Ptr<IbHcaDevice> GetHca(uint32_t host) const;
-    Ptr<RdmaEngine> GetEngine(uint32_t host) const;
+    Ptr<RdmaEngine> GetEngine(uint32_t host) const override;
     /// The address a queue pair names to reach a host (its LID as a Mac16Address).
     Address GetHostAddress(uint32_t host) const;
     static uint16_t LidOfHost(uint32_t host);
     uint32_t GetNSwitches() const;
     Ptr<IbSwitch> GetSwitch(uint32_t i) const;
-    NodeContainer GetHostNodes() const;
+    NodeContainer GetHostNodes() const override;
     /// Every port of the fabric (HCAs and switch ports).
     const std::vector<Ptr<IbNetDevice>>& GetPorts() const;
     /// Data packets carried by all links (packet-hops).
-    uint64_t GetPacketHops() const;
+    uint64_t GetPacketHops() const override;
     /// Packets a receiver discarded for want of credit (a correct fabric has none).
     uint64_t GetCreditOverruns() const;
     /// Packets switches discarded for an unknown destination LID.

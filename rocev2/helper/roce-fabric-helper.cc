@@ -10,6 +10,8 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/path-latency.h"
+#include "ns3/rdma-queue-pair.h"
 #include "ns3/trace-helper.h"
 #include "ns3/uinteger.h"
 
@@ -200,6 +202,40 @@ RoceFabricHelper::EnablePcap(const std::string& dir) const
         }
     }
     return files;
+}
+
+std::string
+RoceFabricHelper::GetFabricName() const
+{
+    return "roce";
+}
+
+std::string
+RoceFabricHelper::GetDisplayName() const
+{
+    return "RoCEv2";
+}
+
+Address
+RoceFabricHelper::GetRdmaAddress(uint32_t host) const
+{
+    return HostAddress(host);
+}
+
+uint32_t
+RoceFabricHelper::GetPacketOverhead() const
+{
+    return RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
+}
+
+Time
+RoceFabricHelper::GetPathLatency(const FabricTopology& topology,
+                                 const EcmpRouteTable& routes,
+                                 uint32_t src,
+                                 uint32_t dst,
+                                 uint32_t payload) const
+{
+    return PathLatency(topology, routes, src, dst, payload + GetPacketOverhead());
 }
 
 uint32_t

@@ -10,6 +10,7 @@
 #include "ns3/node-container.h"
 #include "ns3/pfc-watchdog.h"
 #include "ns3/rdma-engine.h"
+#include "ns3/rdma-fabric.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
@@ -34,8 +35,13 @@ namespace ns3
  * Host h gets IPv4 address 10.0.0.1 + h in 10.0.0.0/8 and MAC 02:00 + its address.
  * Attributes of the models (ns3::RoceNetDevice::*, ns3::RoceSwitch::*, ns3::RdmaEngine::*,
  * ns3::RdmaQueuePair::*) are taken from their defaults, which --ns3::Class::Attr sets.
+ *
+ * As an RdmaFabric: a data packet costs its payload plus 82 bytes on the wire (BTH 12, ICRC
+ * 4, UDP 8, IPv4 20, Ethernet 14, preamble, SFD, FCS and inter-frame gap 24), and switches
+ * store and forward whole frames; drops are the switches' reasons, "link_down" and
+ * "pfc_watchdog".
  */
-class RoceFabricHelper
+class RoceFabricHelper : public RdmaFabric
 {
   public:
     RoceFabricHelper();
@@ -50,10 +56,25 @@ class RoceFabricHelper
     /// Switch s (topology node index) draws from ns-3 random stream SWITCH_STREAM_BASE + s.
     static constexpr int64_t SWITCH_STREAM_BASE = 1 << 20;
 
-    uint32_t GetNHosts() const;
-    Ptr<Node> GetHostNode(uint32_t host) const;
+    // RdmaFabric
+    std::string GetFabricName() const override;
+    std::string GetDisplayName() const override;
+    uint32_t GetNHosts() const override;
+    Ptr<Node> GetHostNode(uint32_t host) const override;
+    NodeContainer GetHostNodes() const override;
+    Ptr<RdmaEngine> GetEngine(uint32_t host) const override;
+    /// The host's IPv4 address (GetHostAddress) as an Address.
+    Address GetRdmaAddress(uint32_t host) const override;
+    uint32_t GetPacketOverhead() const override;
+    /// One propagation delay per cable plus one store-and-forward of the whole frame at each
+    /// switch, along the first shortest path (PathLatency).
+    Time GetPathLatency(const FabricTopology& topology,
+                        const EcmpRouteTable& routes,
+                        uint32_t src,
+                        uint32_t dst,
+                        uint32_t payload) const override;
+
     Ptr<RoceNicDevice> GetNic(uint32_t host) const;
-    Ptr<RdmaEngine> GetEngine(uint32_t host) const;
     Ipv4Address GetHostAddress(uint32_t host) const;
     static Ipv4Address HostAddress(uint32_t host);
 
@@ -74,7 +95,6 @@ class RoceFabricHelper
     bool IsLinkUp(uint32_t topologyLinkId) const;
     /// Frames lost on down links, all ports.
     uint64_t GetLinkDownDrops() const;
-    NodeContainer GetHostNodes() const;
     NodeContainer GetSwitchNodes() const;
 
     /**
@@ -83,7 +103,7 @@ class RoceFabricHelper
      * (RoCEv2 decodes on UDP 4791). Call after Build.
      * \return the number of files opened
      */
-    uint32_t EnablePcap(const std::string& dir) const;
+    uint32_t EnablePcap(const std::string& dir) const override;
 
     /// Every node's name (from the topology) and its ports in port order, nodes in topology
     /// order; for output writers (PfcMonitor, pcap). Valid after Build.
@@ -91,11 +111,11 @@ class RoceFabricHelper
     const std::vector<NodePorts>& GetPortsByNode() const;
 
     /// Frames carried by all links (one packet crossing one link is one hop).
-    uint64_t GetPacketHops() const;
+    uint64_t GetPacketHops() const override;
     /// Drops of all switches by reason name (every reason present, zeros included), and
     /// "link_down" (frames lost on down links, any port) and "pfc_watchdog" (packets the
     /// switches' PFC watchdogs dropped, egress and ingress).
-    std::map<std::string, uint64_t> GetDrops() const;
+    std::map<std::string, uint64_t> GetDrops() const override;
 
   private:
     bool m_installStack{true};

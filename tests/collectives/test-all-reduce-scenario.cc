@@ -78,3 +78,41 @@ TEST(AllReduceScenario, StopTimeEndsARunEarlyWithoutFinishing)
     }
     Simulator::Destroy();
 }
+
+TEST(AllReduceScenario, InfiniBandEightHostsOnOneSwitchWithin5PercentOfTheBound)
+{
+    // The same ring on InfiniBand: the bound has IB's per-packet overhead and a cut-through
+    // switch, and the collective code is the same.
+    const uint64_t bytes = 32ULL << 20;
+    {
+        AllReduceExperiment exp(StarBuilder(8).Build(), 1, "ib");
+        EXPECT_EQ(exp.GetFabric().GetFabricName(), "ib");
+        EXPECT_EQ(exp.GetRoceFabric(), nullptr);
+        ASSERT_NE(exp.GetIbFabric(), nullptr);
+        exp.Run({bytes}, Time(0));
+        ASSERT_TRUE(exp.IsFinished());
+        const auto& r = exp.GetResults().at(0);
+        const double t = (r.end - r.start).GetSeconds();
+
+        // B = 100 Gb/s x 4096 / (4096 + 34): LRH 8, BTH 12, ICRC 4, VCRC 2, framing 8.
+        // alpha = 2 cables + the switch's 130 ns (cut-through: the tail follows the head).
+        const double b = 100e9 / 8 * 4096.0 / (4096 + 34);
+        const double alpha = 2e-6 + 130e-9;
+        const double bound = alpha + 2.0 * 7 / 8 * bytes / b;
+        EXPECT_NEAR(exp.GetBoundSeconds(bytes), bound, 1e-9);
+
+        EXPECT_GE(t, bound) << "faster than physically possible";
+        EXPECT_LE(t, bound * 1.05) << "more than 5% above the alpha-beta bound";
+        const auto drops = exp.GetDrops();
+        EXPECT_EQ(drops.size(), 2u);
+        for (const auto& [reason, n] : drops)
+        {
+            EXPECT_EQ(n, 0u) << reason;
+        }
+        EXPECT_EQ(drops.count("credit_overrun"), 1u);
+        EXPECT_EQ(drops.count("unroutable"), 1u);
+        EXPECT_EQ(exp.GetRetransmissions(), 0u);
+        EXPECT_GT(exp.GetPacketHops(), 0u);
+    }
+    Simulator::Destroy();
+}

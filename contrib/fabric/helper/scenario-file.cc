@@ -506,7 +506,7 @@ ReadFlows(const Reader& r, const Json& root, Scenario& s)
 }
 
 /// Operation -> algorithms: what the collectives module runs today (CollectiveApp: a ring
-/// all-reduce per communicator). The scenario program builds each one with RoceCommunicator.
+/// all-reduce per communicator). The scenario program builds each one with RdmaCommunicator.
 const std::vector<std::pair<std::string, std::vector<std::string>>> COLLECTIVES = {
     {"all-reduce", {"ring"}}};
 

@@ -1,13 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "roce-communicator.h"
+#include "rdma-communicator.h"
 
 #include "communicator-helper.h"
 
 #include "ns3/abort.h"
 #include "ns3/alpha-beta-model.h"
-#include "ns3/path-latency.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/rdma-connection.h"
 #include "ns3/uinteger.h"
 
@@ -17,7 +17,7 @@
 namespace ns3
 {
 
-RoceCommunicator::RoceCommunicator(const RoceFabricHelper& fabric,
+RdmaCommunicator::RdmaCommunicator(const RdmaFabric& fabric,
                                    const FabricTopology& topology,
                                    const EcmpRouteTable& routes,
                                    const std::vector<uint32_t>& hosts)
@@ -37,7 +37,7 @@ RoceCommunicator::RoceCommunicator(const RoceFabricHelper& fabric,
                         "host " << hosts[r] << " holds two ranks");
         nodes[r] = fabric.GetHostNode(hosts[r]);
         engines[r] = fabric.GetEngine(hosts[r]);
-        addresses[r] = fabric.GetHostAddress(hosts[r]);
+        addresses[r] = fabric.GetRdmaAddress(hosts[r]);
     }
     m_apps = CommunicatorHelper::InstallRdmaRing(nodes, engines, addresses);
     for (uint32_t r = 0; r < n; ++r)
@@ -54,7 +54,7 @@ RoceCommunicator::RoceCommunicator(const RoceFabricHelper& fabric,
 }
 
 void
-RoceCommunicator::SetTrafficClass(uint8_t dscp)
+RdmaCommunicator::SetTrafficClass(uint8_t dscp)
 {
     for (const auto& [tx, rx] : m_edges)
     {
@@ -64,49 +64,58 @@ RoceCommunicator::SetTrafficClass(uint8_t dscp)
 }
 
 const std::vector<Ptr<CollectiveApp>>&
-RoceCommunicator::GetApps() const
+RdmaCommunicator::GetApps() const
 {
     return m_apps;
 }
 
 uint32_t
-RoceCommunicator::GetNRanks() const
+RdmaCommunicator::GetNRanks() const
 {
     return static_cast<uint32_t>(m_apps.size());
 }
 
 uint32_t
-RoceCommunicator::GetHost(uint32_t rank) const
+RdmaCommunicator::GetHost(uint32_t rank) const
 {
     return m_hosts.at(rank);
 }
 
 Ptr<RdmaQueuePair>
-RoceCommunicator::GetSender(uint32_t rank) const
+RdmaCommunicator::GetSender(uint32_t rank) const
 {
     return m_edges.at(rank).first;
 }
 
-Time
-RoceCommunicator::GetAlpha(uint32_t lastPayload) const
+Ptr<RdmaQueuePair>
+RdmaCommunicator::GetReceiver(uint32_t rank) const
 {
-    // After the sender's NIC finishes the last frame, it still crosses every cable and is
-    // stored and forwarded whole by every switch on the way.
-    const uint32_t frame =
-        lastPayload + RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
+    const uint32_t n = GetNRanks();
+    NS_ABORT_MSG_IF(rank >= n, "no rank " << rank);
+    return m_edges[(rank + n - 1) % n].second;
+}
+
+Time
+RdmaCommunicator::GetAlpha(uint32_t lastPayload) const
+{
+    // After the sender's port finishes the last packet, it still crosses every cable and
+    // switch. (Routes that lead nowhere, negative, add nothing.)
     Time worst(0);
     const uint32_t n = GetNRanks();
     for (uint32_t r = 0; r < n; ++r)
     {
-        worst =
-            std::max(worst,
-                     PathLatency(m_topology, m_routes, m_hosts[r], m_hosts[(r + 1) % n], frame));
+        worst = std::max(worst,
+                         m_fabric.GetPathLatency(m_topology,
+                                                 m_routes,
+                                                 m_hosts[r],
+                                                 m_hosts[(r + 1) % n],
+                                                 lastPayload));
     }
     return worst;
 }
 
 double
-RoceCommunicator::GetPayloadBandwidth() const
+RdmaCommunicator::GetPayloadBandwidth() const
 {
     uint64_t rate = std::numeric_limits<uint64_t>::max();
     for (uint32_t host : m_hosts)
@@ -116,12 +125,11 @@ RoceCommunicator::GetPayloadBandwidth() const
     }
     return AlphaBetaModel::PayloadBandwidth(static_cast<double>(rate),
                                             m_payload,
-                                            RdmaQueuePair::BTH_ICRC_BYTES +
-                                                RoceNicDevice::ENCAP_OVERHEAD);
+                                            m_fabric.GetPacketOverhead());
 }
 
 double
-RoceCommunicator::GetBoundSeconds(uint64_t bytes) const
+RdmaCommunicator::GetBoundSeconds(uint64_t bytes) const
 {
     // The last message of a rank is a slice; its last packet may be short.
     RingAllReduceSchedule schedule = m_apps[0]->MakeRingSchedule(bytes);
@@ -141,7 +149,7 @@ RoceCommunicator::GetBoundSeconds(uint64_t bytes) const
 }
 
 uint64_t
-RoceCommunicator::GetRetransmissions() const
+RdmaCommunicator::GetRetransmissions() const
 {
     uint64_t total = 0;
     for (const auto& [tx, rx] : m_edges)
@@ -152,7 +160,7 @@ RoceCommunicator::GetRetransmissions() const
 }
 
 void
-RoceCommunicator::AddFlowLabels(FlowLabels& labels, const nlohmann::json& collective) const
+RdmaCommunicator::AddFlowLabels(FlowLabels& labels, const nlohmann::json& collective) const
 {
     const uint32_t n = GetNRanks();
     for (uint32_t r = 0; r < n; ++r)
@@ -164,7 +172,11 @@ RoceCommunicator::AddFlowLabels(FlowLabels& labels, const nlohmann::json& collec
         label["channel"] = 0; // one channel per communicator (RingAllReduce)
         label["src"] = m_topology.GetNode(m_topology.GetHosts()[m_hosts[r]]).name;
         label["dst"] = m_topology.GetNode(m_topology.GetHosts()[m_hosts[next]]).name;
-        labels.Add(m_fabric.GetHostAddress(m_hosts[r]), m_edges[r].first, label);
+        const Address sender = m_fabric.GetRdmaAddress(m_hosts[r]);
+        if (Ipv4Address::IsMatchingType(sender))
+        {
+            labels.Add(Ipv4Address::ConvertFrom(sender), m_edges[r].first, label);
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * RoceCommunicator: a ring over some hosts of a fabric that may carry other traffic, at a
+ * RdmaCommunicator: a ring over some hosts of a fabric that may carry other traffic, at a
  * priority, named for the deadlock detector; and CollectiveTable's summary entries.
  */
 
@@ -11,7 +11,8 @@
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/flow-labels.h"
-#include "ns3/roce-communicator.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/rdma-communicator.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/star-builder.h"
 
@@ -40,15 +41,15 @@ struct Star
 
 } // namespace
 
-TEST(RoceCommunicatorScenario, TwoRingsOnSomeHostsEachAtItsPriority)
+TEST(RdmaCommunicatorScenario, TwoRingsOnSomeHostsEachAtItsPriority)
 {
     const uint64_t bytes = 1 << 20;
     {
         Star star(6);
         const RoceFabricHelper& fabric = star.fabric;
         // Ranks in the order given, not host order; a second ring on other hosts.
-        RoceCommunicator a(fabric, star.topo, star.routes, {3, 0, 5});
-        RoceCommunicator b(fabric, star.topo, star.routes, {1, 2});
+        RdmaCommunicator a(fabric, star.topo, star.routes, {3, 0, 5});
+        RdmaCommunicator b(fabric, star.topo, star.routes, {1, 2});
         a.SetTrafficClass(4 << 3);
         EXPECT_EQ(a.GetNRanks(), 3u);
         EXPECT_EQ(a.GetHost(0), 3u);
@@ -85,12 +86,12 @@ TEST(RoceCommunicatorScenario, TwoRingsOnSomeHostsEachAtItsPriority)
     Simulator::Destroy();
 }
 
-TEST(RoceCommunicatorScenario, NamesEachRanksQueuePairForTheDetector)
+TEST(RdmaCommunicatorScenario, NamesEachRanksQueuePairForTheDetector)
 {
     {
         Star star(4);
         const RoceFabricHelper& fabric = star.fabric;
-        RoceCommunicator comm(fabric, star.topo, star.routes, {2, 1, 0});
+        RdmaCommunicator comm(fabric, star.topo, star.routes, {2, 1, 0});
         FlowLabels labels;
         comm.AddFlowLabels(labels, {{"collective", 5}, {"op", "all_reduce"}});
         EXPECT_EQ(labels.GetSize(), 6u); // data and acknowledgements of three ring edges
@@ -109,6 +110,68 @@ TEST(RoceCommunicatorScenario, NamesEachRanksQueuePairForTheDetector)
                                   {"src", "h1"},
                                   {"dst", "h0"},
                                   {"direction", "data"}}));
+    }
+    Simulator::Destroy();
+}
+
+TEST(RdmaCommunicatorScenario, TheSameRingsRunOnInfiniBand)
+{
+    // The communicator knows the fabric only as an RdmaFabric: on IB its queue pairs address
+    // LIDs, the bound has IB's overhead, and a ring on its own service level (VL 1) shares
+    // the switch with a ring on VL 0 without a drop.
+    const uint64_t bytes = 1 << 20;
+    {
+        const FabricTopology topo = StarBuilder(6).Build();
+        const EcmpRouteTable routes(topo);
+        IbFabricHelper fabric;
+        fabric.Build(topo, routes);
+        RdmaCommunicator a(fabric, topo, routes, {3, 0, 5});
+        RdmaCommunicator b(fabric, topo, routes, {1, 2});
+        for (uint32_t r = 0; r < a.GetNRanks(); ++r)
+        {
+            fabric.GetHca(a.GetHost(r))->SetServiceLevel(a.GetSender(r), 1);
+            fabric.GetHca(a.GetHost(r))->SetServiceLevel(a.GetReceiver(r), 1);
+        }
+        EXPECT_EQ(a.GetReceiver(1)->GetQpn(), a.GetSender(0)->GetRemoteQpn());
+        EXPECT_EQ(a.GetSender(0)->GetPeer(), fabric.GetRdmaAddress(0));
+        EXPECT_EQ(a.GetSender(0)->GetPeer(), Address(IbHcaDevice::AddressOfLid(1)));
+        EXPECT_EQ(a.GetSender(2)->GetPeer(), fabric.GetRdmaAddress(3));
+        const double bw = 100e9 / 8 * 4096.0 / (4096 + 34);
+        EXPECT_NEAR(a.GetPayloadBandwidth(), bw, 1.0);
+        // One switch between any two hosts: two 1 us cables and the switch's 130 ns.
+        EXPECT_EQ(a.GetAlpha(4096), MicroSeconds(2) + NanoSeconds(130));
+        FlowLabels labels;
+        a.AddFlowLabels(labels, {{"collective", 0}});
+        EXPECT_EQ(labels.GetSize(), 0u); // no RoCEv2 5-tuples on IB
+
+        // Packets the switch sent to host 0 (ring a's data, ring b's ACKs), by VL.
+        std::vector<uint64_t> toHost0ByVl(2, 0);
+        fabric.GetSwitch(0)->GetPort(0)->TraceConnectWithoutContext(
+            "Tx",
+            MakeBoundCallback(
+                +[](std::vector<uint64_t>* byVl, Ptr<const Packet> p) {
+                    uint8_t b0 = 0;
+                    p->CopyData(&b0, 1);
+                    ++byVl->at(b0 >> 4); // LRH: VL in the first nibble
+                },
+                &toHost0ByVl));
+        CollectiveRunner ra(a.GetApps());
+        CollectiveRunner rb(b.GetApps());
+        ra.ScheduleAllReduceSweep({bytes}, Time(0));
+        rb.ScheduleAllReduceSweep({bytes}, MicroSeconds(10));
+        Simulator::Stop(MilliSeconds(10));
+        Simulator::Run();
+        ASSERT_TRUE(ra.IsFinished());
+        ASSERT_TRUE(rb.IsFinished());
+        // Host 0 is ring a's rank 1: its data from host 3 and the ACKs from host 5, all on SL 1.
+        EXPECT_GT(toHost0ByVl[1], bytes / 4096);
+        EXPECT_EQ(toHost0ByVl[0], 0u);
+        EXPECT_GE((ra.GetResults().at(0).end - ra.GetResults().at(0).start).GetSeconds(),
+                  a.GetBoundSeconds(bytes));
+        EXPECT_GE((rb.GetResults().at(0).end - rb.GetResults().at(0).start).GetSeconds(),
+                  b.GetBoundSeconds(bytes));
+        EXPECT_EQ(fabric.GetCreditOverruns(), 0u);
+        EXPECT_EQ(fabric.GetRetransmissions(), 0u);
     }
     Simulator::Destroy();
 }

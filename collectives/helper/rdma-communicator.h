@@ -1,15 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#ifndef ROCE_COMMUNICATOR_H
-#define ROCE_COMMUNICATOR_H
+#ifndef RDMA_COMMUNICATOR_H
+#define RDMA_COMMUNICATOR_H
 
 #include "ns3/collective-app.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/flow-labels.h"
+#include "ns3/rdma-fabric.h"
 #include "ns3/rdma-queue-pair.h"
-#include "ns3/roce-fabric-helper.h"
 
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -19,13 +19,14 @@ namespace ns3
 
 /**
  * \ingroup collectives
- * \brief A ring communicator over some hosts of a built RoCEv2 fabric: one CollectiveApp per
- * rank (rank i on hosts[i]) and one RC QP pair per ring edge (CommunicatorHelper), one channel.
- * It knows the alpha-beta lower bound of a ring all-reduce on these hosts and these routes, and
- * names its queue pairs for the deadlock detector. The fabric may carry other traffic and other
- * communicators; AllReduceExperiment and the scenario program share it.
+ * \brief A ring communicator over some hosts of a built RDMA fabric (RoCEv2 or InfiniBand,
+ * through RdmaFabric): one CollectiveApp per rank (rank i on hosts[i]) and one RC QP pair per
+ * ring edge (CommunicatorHelper), one channel. It knows the alpha-beta lower bound of a ring
+ * all-reduce on these hosts and these routes, and names its queue pairs for the RoCEv2
+ * deadlock detector. The fabric may carry other traffic and other communicators;
+ * AllReduceExperiment and the scenario program share it.
  */
-class RoceCommunicator
+class RdmaCommunicator
 {
   public:
     /**
@@ -35,12 +36,13 @@ class RoceCommunicator
      * \param routes its routes (the bound's path latencies)
      * \param hosts host index of each rank: two or more, all different
      */
-    RoceCommunicator(const RoceFabricHelper& fabric,
+    RdmaCommunicator(const RdmaFabric& fabric,
                      const FabricTopology& topology,
                      const EcmpRouteTable& routes,
                      const std::vector<uint32_t>& hosts);
 
-    /// DSCP of every queue pair of the ring, both ends (priority << 3); before traffic starts.
+    /// RoCEv2: DSCP of every queue pair of the ring, both ends (priority << 3); before traffic
+    /// starts. (An InfiniBand QP's service level is the HCA's, IbHcaDevice::SetServiceLevel.)
     void SetTrafficClass(uint8_t dscp);
 
     const std::vector<Ptr<CollectiveApp>>& GetApps() const;
@@ -49,10 +51,14 @@ class RoceCommunicator
     uint32_t GetHost(uint32_t rank) const;
     /// The queue pair rank sends to rank+1 with (its peer receives at rank+1).
     Ptr<RdmaQueuePair> GetSender(uint32_t rank) const;
+    /// The queue pair rank receives from rank-1 with (the peer of GetSender(rank-1)).
+    Ptr<RdmaQueuePair> GetReceiver(uint32_t rank) const;
 
-    /// Latency of the slowest ring hop for a frame carrying this payload (alpha).
+    /// Latency of the slowest ring hop for a packet carrying this payload (alpha): the
+    /// fabric's path latency after the sender's port sent it (RdmaFabric::GetPathLatency).
     Time GetAlpha(uint32_t lastPayload) const;
-    /// Payload bandwidth of the slowest rank link in bytes/s (B).
+    /// Payload bandwidth of the slowest rank link in bytes/s (B), with the fabric's per-packet
+    /// overhead (RdmaFabric::GetPacketOverhead).
     double GetPayloadBandwidth() const;
     /// Alpha-beta lower bound of a ring all-reduce of this size, in seconds.
     double GetBoundSeconds(uint64_t bytes) const;
@@ -61,12 +67,13 @@ class RoceCommunicator
 
     /**
      * Name the ring's packets for the deadlock detector: each rank's sender gets `collective`
-     * plus "rank", "peer_rank", "channel" and the "src" and "dst" host names.
+     * plus "rank", "peer_rank", "channel" and the "src" and "dst" host names. Only RoCEv2
+     * packets have the 5-tuples the detector names; on another fabric this adds nothing.
      */
     void AddFlowLabels(FlowLabels& labels, const nlohmann::json& collective) const;
 
   private:
-    const RoceFabricHelper& m_fabric;
+    const RdmaFabric& m_fabric;
     const FabricTopology& m_topology;
     const EcmpRouteTable& m_routes;
     std::vector<uint32_t> m_hosts;
@@ -78,4 +85,4 @@ class RoceCommunicator
 
 } // namespace ns3
 
-#endif /* ROCE_COMMUNICATOR_H */
+#endif /* RDMA_COMMUNICATOR_H */
