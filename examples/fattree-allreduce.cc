@@ -1,11 +1,20 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * A ring all-reduce across every host of a k-ary fat-tree over RoCEv2, packet by packet,
- * reported like nccl-tests' all_reduce_perf, beside the alpha-beta lower bound.
+ * A ring all-reduce across every host of a k-ary fat-tree over RoCEv2 or InfiniBand, packet
+ * by packet, reported like nccl-tests' all_reduce_perf, beside the alpha-beta lower bound.
  *
  *   ./ns3 run fattree-allreduce
  *   ./ns3 run 'fattree-allreduce --k=8 --size=8:1GiB --linkRate=400Gbps'
+ *   ./ns3 run 'fattree-allreduce --fabric=ib'
+ *
+ * On InfiniBand a sender may have only one receive buffer's worth of packets in flight per
+ * virtual lane, and the topology's 1 us links are long (200 m): the default 64 KB per VL
+ * would cap a 400 Gb/s link near 60%. Unless ns3::IbNetDevice::VlBufferBytes is given, the
+ * program sizes the buffer to the links' credit round trip (IbFabricHelper::
+ * GetLineRateVlBuffer, never below the default) and prints it; when the round trip needs more
+ * than IB's 2048 credits, or a given buffer is too small, it prints a warning with the
+ * fraction of line rate the links can reach.
  */
 
 #include "ns3/all-reduce-experiment.h"
@@ -13,6 +22,7 @@
 #include "ns3/collective-table.h"
 #include "ns3/core-module.h"
 #include "ns3/fat-tree-builder.h"
+#include "ns3/ib-fabric-helper.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
@@ -38,8 +48,8 @@ main(int argc, char* argv[])
     std::string sizeText = "64MiB";
 
     ProgramOptions opts("fattree-allreduce",
-                        "Ring all-reduce over every host of a k-ary fat-tree on RoCEv2, packet "
-                        "by packet, with nccl-tests-style numbers");
+                        "Ring all-reduce over every host of a k-ary fat-tree on RoCEv2 or "
+                        "InfiniBand, packet by packet, with nccl-tests-style numbers");
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts, 5k^2/4 switches", k);
     opts.AddValue("linkRate", "rate of every link", linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
@@ -58,7 +68,15 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
     }
-    opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
+    opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
+    const std::string fabric = opts.GetFabric();
+    if (fabric == "ib" && cc.GetName() != "none")
+    {
+        // HPCC needs in-band telemetry, DCQCN marks; IB switches have neither yet.
+        opts.Fail(InputError("--cc=" + cc.GetName() + " is not available on InfiniBand yet",
+                             "--cc=none with --fabric=ib (IB congestion control comes with "
+                             "issue 6)"));
+    }
 
     RunOutput out(opts.GetOutDir());
     FabricTopology topology = FatTreeBuilder(k)
@@ -66,15 +84,76 @@ main(int argc, char* argv[])
                                   .SetFabricLinkRate(linkRate.GetBitRate())
                                   .SetLinkDelay(linkDelay)
                                   .Build();
-    // HPCC's base RTT from this fabric, before the queue pairs exist.
-    cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
-    AllReduceExperiment exp(topology, opts.GetSeed());
+    // InfiniBand: a receive buffer per VL that covers the links' credit round trip.
+    std::string ibLine;
+    std::string ibWarning;
+    nlohmann::json ibJson;
+    if (fabric == "ib")
+    {
+        const uint32_t needed = IbFabricHelper::GetLineRateVlBuffer(topology);
+        const uint32_t usable = IbFabricHelper::GetMaxUsableVlBuffer();
+        TypeId::AttributeInformation info;
+        IbNetDevice::GetTypeId().LookupAttributeByName("VlBufferBytes", &info);
+        uint32_t buffer = DynamicCast<const UintegerValue>(info.initialValue)->Get();
+        const bool given = opts.OptionsAsJson()["ns3"].contains("ns3::IbNetDevice::VlBufferBytes");
+        std::string why = "given";
+        if (!given)
+        {
+            why = buffer >= needed  ? "the default, enough for the credit round trip"
+                  : needed > usable ? "sized for the credit round trip, capped at 2048 credits"
+                                    : "sized for the credit round trip";
+            buffer = std::max(buffer, std::min(needed, usable));
+            Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(buffer));
+        }
+        const double fraction = IbFabricHelper::GetLineRateFraction(topology, buffer);
+        char line[300];
+        std::snprintf(line,
+                      sizeof(line),
+                      "# InfiniBand: %u bytes of receive buffer per VL (%s; line rate needs %u)",
+                      buffer,
+                      why.c_str(),
+                      needed);
+        ibLine = line;
+        if (buffer < std::min(needed, usable) || fraction < 0.999)
+        {
+            // Below `needed` links lose throughput when updates wait; below the fraction's
+            // buffer they cannot reach line rate even when updates go at once.
+            std::snprintf(line,
+                          sizeof(line),
+                          "# warning: %u bytes per VL do not cover the credit round trip of these "
+                          "links (%u needed, IB uses at most %u): links run below line rate, at "
+                          "most %.0f%% of it",
+                          buffer,
+                          needed,
+                          usable,
+                          100 * std::min(fraction, 0.99));
+            ibWarning = line;
+        }
+        ibJson = {{"vl_buffer_bytes", buffer},
+                  {"vl_buffer_given", given},
+                  {"line_rate_vl_buffer_bytes", needed},
+                  {"max_usable_vl_buffer_bytes", usable},
+                  {"max_line_rate_fraction", fraction}};
+    }
+    else
+    {
+        // HPCC's base RTT from this fabric, before the queue pairs exist.
+        cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
+    }
+    AllReduceExperiment exp(topology, opts.GetSeed(), fabric);
     exp.SetProgress(true);
     if (!opts.GetPcapDir().empty())
     {
         // Every frame of every port: large for big runs (about 2 x packet-hops records).
         RunOutput pcapDir(opts.GetPcapDir()); // creates the directory or fails clearly
-        exp.EnablePcap(opts.GetPcapDir());
+        try
+        {
+            exp.EnablePcap(opts.GetPcapDir());
+        }
+        catch (const InputError& e)
+        {
+            opts.Fail(e);
+        }
     }
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",
@@ -85,17 +164,29 @@ main(int argc, char* argv[])
                 linkRate.GetBitRate() / 1e9,
                 linkDelay.GetNanoSeconds() * 1.0,
                 opts.GetSeed());
+    if (!ibLine.empty())
+    {
+        std::printf("%s\n", ibLine.c_str());
+    }
+    if (!ibWarning.empty())
+    {
+        std::printf("%s\n", ibWarning.c_str());
+    }
     std::fflush(stdout);
 
-    // Pause events of every port to pfc.csv, paused time per port to summary.json.
+    // RoCEv2: pause events of every port to pfc.csv, paused time per port to summary.json.
     PfcMonitor pfc;
-    pfc.Install(*exp.GetRoceFabric());
-    pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    if (exp.GetRoceFabric())
+    {
+        pfc.Install(*exp.GetRoceFabric());
+        pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    }
     exp.Run(sizes, opts.GetStop());
     pfc.Finish();
     const double wallSeconds = wall.GetSeconds();
-    std::printf("#\n# Ring all-reduce, %u ranks (one per host), RoCEv2, 1 channel\n#\n",
-                exp.GetNRanks());
+    std::printf("#\n# Ring all-reduce, %u ranks (one per host), %s, 1 channel\n#\n",
+                exp.GetNRanks(),
+                exp.GetFabric().GetDisplayName().c_str());
     CollectiveTable::PrintHeader(stdout);
     for (const auto& r : exp.GetResults())
     {
@@ -112,7 +203,9 @@ main(int argc, char* argv[])
                      {"links", topology.GetNLinks()},
                      {"link_rate_bps", linkRate.GetBitRate()},
                      {"link_delay_ns", linkDelay.GetNanoSeconds()}};
-    j["bound"] = {{"formula", AlphaBetaModel::RingAllReduceFormula()},
+    const std::string formula =
+        AlphaBetaModel::RingAllReduceFormula(exp.GetFabric().DescribePathLatency());
+    j["bound"] = {{"formula", formula},
                   {"payload_bandwidth_GBps", exp.GetPayloadBandwidth() / 1e9}};
     nlohmann::json colls = nlohmann::json::array();
     auto csv = out.OpenCsv("collectives.csv",
@@ -156,7 +249,14 @@ main(int argc, char* argv[])
     }
     j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
     j["retransmitted_packets"] = exp.GetRetransmissions();
-    j["pfc"] = pfc.ToJson();
+    j["pfc"] = pfc.ToJson(); // InfiniBand has no PFC: zeros
+    j["fabric"] = {{"name", fabric},
+                   {"display_name", exp.GetFabric().GetDisplayName()},
+                   {"packet_overhead_bytes", exp.GetFabric().GetPacketOverhead()}};
+    if (fabric == "ib")
+    {
+        j["fabric"]["infiniband"] = ibJson;
+    }
     out.RecordRunFigures(Simulator::GetEventCount(),
                          exp.GetPacketHops(),
                          Simulator::Now(),
@@ -164,7 +264,7 @@ main(int argc, char* argv[])
     out.WriteSummary();
     csv.Close();
 
-    std::printf("#\n# bound: %s\n", AlphaBetaModel::RingAllReduceFormula().c_str());
+    std::printf("#\n# bound: %s\n", formula.c_str());
     std::printf("# drops: %llu   retransmitted packets: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(exp.GetRetransmissions()));

@@ -18,9 +18,15 @@ AlphaBetaModel::RingAllReduceSeconds(uint32_t p,
 std::string
 AlphaBetaModel::RingAllReduceFormula()
 {
-    return "T = alpha + 2(p-1)/p * S / B; alpha = latency of the slowest ring hop "
-           "(per-hop propagation + store-and-forward of one full frame at each switch), "
-           "B = link rate x payload / (payload + per-packet wire overhead)";
+    return RingAllReduceFormula(
+        "per-hop propagation + store-and-forward of one full frame at each switch");
+}
+
+std::string
+AlphaBetaModel::RingAllReduceFormula(const std::string& alpha)
+{
+    return "T = alpha + 2(p-1)/p * S / B; alpha = latency of the slowest ring hop (" + alpha +
+           "), B = link rate x payload / (payload + per-packet wire overhead)";
 }
 
 double

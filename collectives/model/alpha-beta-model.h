@@ -34,8 +34,11 @@ class AlphaBetaModel
                                        uint64_t bytes,
                                        double alphaSeconds,
                                        double bytesPerSecond);
-    /// The formula above, as text for summaries.
+    /// The formula above, as text for summaries (alpha on a store-and-forward fabric).
     static std::string RingAllReduceFormula();
+    /// The formula above, with what alpha is made of on the fabric at hand
+    /// (RdmaFabric::DescribePathLatency).
+    static std::string RingAllReduceFormula(const std::string& alpha);
 
     /// nccl-tests' busbw factor of all-reduce: 2(n-1)/n.
     static double AllReduceBusFactor(uint32_t n);

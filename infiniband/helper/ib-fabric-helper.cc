@@ -4,14 +4,63 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/ib-credits.h"
+#include "ns3/ib-flow-control-header.h"
 #include "ns3/log.h"
 #include "ns3/lrh-header.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("IbFabricHelper");
+
+namespace
+{
+
+/// The initial value of an attribute (the default, or what Config::SetDefault made it).
+template <class V>
+V
+DefaultOf(TypeId tid, const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(tid.LookupAttributeByName(name, &info));
+    return *DynamicCast<const V>(info.initialValue);
+}
+
+/// One link's credit round trip at its rate, and the largest packet's wire time and credits.
+struct CreditLoop
+{
+    Time shortest; //!< the update goes at once
+    Time longest;  //!< the update waits FcMinInterval and a packet in progress
+    Time packetTime;
+    uint32_t packetBlocks;
+};
+
+CreditLoop
+CreditLoopOf(const FabricTopology::Link& link)
+{
+    const uint32_t credit = DefaultOf<UintegerValue>(IbNetDevice::GetTypeId(), "CreditBytes").Get();
+    const uint32_t framing =
+        DefaultOf<UintegerValue>(IbNetDevice::GetTypeId(), "FramingBytes").Get();
+    const Time fcMin = DefaultOf<TimeValue>(IbNetDevice::GetTypeId(), "FcMinInterval").Get();
+    const Time latency = DefaultOf<TimeValue>(IbSwitch::GetTypeId(), "SwitchLatency").Get();
+    // The largest data packet at a 4096-byte MTU: LRH, BTH, RETH, payload, ICRC; plus VCRC.
+    const uint32_t packet = LrhHeader::SIZE + 12 + 16 + 4096 + 4 + IbNetDevice::VCRC_BYTES;
+    const DataRate rate(link.rateBps);
+    CreditLoop c;
+    c.packetTime = rate.CalculateBytesTxTime(packet + framing);
+    c.packetBlocks = IbCredits::Blocks(packet, credit);
+    const Time update = rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + framing);
+    // From the packet's start: the cable, the switch's latency, the packet leaving the
+    // switch (an HCA frees it as its tail arrives, sooner), the update, the cable back.
+    c.shortest = link.delay + latency + c.packetTime + update + link.delay;
+    c.longest = c.shortest + fcMin + c.packetTime;
+    return c;
+}
+
+} // namespace
 
 IbFabricHelper::IbFabricHelper() = default;
 
@@ -141,6 +190,12 @@ IbFabricHelper::GetPacketOverhead() const
     return LrhHeader::SIZE + RdmaQueuePair::BTH_ICRC_BYTES + m_hcas[0]->GetWireOverhead();
 }
 
+std::string
+IbFabricHelper::DescribePathLatency() const
+{
+    return "per-hop propagation + the cut-through latency of each switch";
+}
+
 Time
 IbFabricHelper::GetPathLatency(const FabricTopology& /*topology*/,
                                const EcmpRouteTable& /*routes*/,
@@ -261,6 +316,44 @@ IbFabricHelper::GetCreditOverruns() const
         n += p->GetCreditOverruns();
     }
     return n;
+}
+
+uint32_t
+IbFabricHelper::GetMaxUsableVlBuffer()
+{
+    return IbCredits::MAX_LEAD *
+           DefaultOf<UintegerValue>(IbNetDevice::GetTypeId(), "CreditBytes").Get();
+}
+
+uint32_t
+IbFabricHelper::GetLineRateVlBuffer(const FabricTopology& topology)
+{
+    const uint32_t credit = DefaultOf<UintegerValue>(IbNetDevice::GetTypeId(), "CreditBytes").Get();
+    uint32_t bytes = 0;
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const CreditLoop c = CreditLoopOf(topology.GetLink(l));
+        const uint64_t packets = (c.longest.GetTimeStep() + c.packetTime.GetTimeStep() - 1) /
+                                     c.packetTime.GetTimeStep() +
+                                 1;
+        bytes = std::max<uint32_t>(bytes, packets * c.packetBlocks * credit);
+    }
+    return bytes;
+}
+
+double
+IbFabricHelper::GetLineRateFraction(const FabricTopology& topology, uint32_t vlBufferBytes)
+{
+    const uint32_t credit = DefaultOf<UintegerValue>(IbNetDevice::GetTypeId(), "CreditBytes").Get();
+    const uint32_t blocks = std::min(vlBufferBytes / credit, uint32_t(IbCredits::MAX_LEAD));
+    double worst = 1;
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const CreditLoop c = CreditLoopOf(topology.GetLink(l));
+        const double inFlight = blocks / c.packetBlocks;
+        worst = std::min(worst, inFlight * c.packetTime.GetSeconds() / c.shortest.GetSeconds());
+    }
+    return worst;
 }
 
 uint64_t

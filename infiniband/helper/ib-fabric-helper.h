@@ -48,6 +48,7 @@ class IbFabricHelper : public RdmaFabric
     Ptr<Node> GetHostNode(uint32_t host) const override;
     Address GetRdmaAddress(uint32_t host) const override;
     uint32_t GetPacketOverhead() const override;
+    std::string DescribePathLatency() const override;
     /// Follows the switches' LFTs (the topology and routes are not needed): per cable its
     /// delay, per switch virtual cut-through as IbSwitch forwards (the head leaves
     /// SwitchLatency after it arrived, never so early that the tail could not keep up).
@@ -75,6 +76,29 @@ class IbFabricHelper : public RdmaFabric
     uint64_t GetCreditOverruns() const;
     /// Packets switches discarded for an unknown destination LID.
     uint64_t GetUnroutable() const;
+
+    /**
+     * \name Buffer sizing for the credit round trip
+     * A sender may have only one VL buffer's worth of packets in flight: a packet's credits
+     * come back a credit round trip after it started (the cable, the receiver holding it - a
+     * switch until its tail left the output, after SwitchLatency -, the update's
+     * serialisation, the cable back; infiniband.md 1.6), later when the update waits for
+     * FcMinInterval and a packet in progress. Whole packets are reserved, and a VL
+     * can use at most 2048 credits (IBTA 7.9.4). These read the attribute defaults of
+     * ns3::IbNetDevice (CreditBytes, FramingBytes, FcMinInterval; a 4096-byte MTU) and
+     * ns3::IbSwitch::SwitchLatency, so call them after setting those.
+     * \{
+     */
+    /// Receive buffer per data VL that keeps every link of the topology at line rate even
+    /// when updates wait: whole packets covering the longest credit round trip, plus one. May
+    /// exceed GetMaxUsableVlBuffer() (long, fast links).
+    static uint32_t GetLineRateVlBuffer(const FabricTopology& topology);
+    /// The most of a VL's buffer a sender can use: 2048 credits.
+    static uint32_t GetMaxUsableVlBuffer();
+    /// The most throughput, as a fraction of line rate, the worst link of the topology can
+    /// reach with this buffer per VL when updates go at once (1 when it covers the round trip).
+    static double GetLineRateFraction(const FabricTopology& topology, uint32_t vlBufferBytes);
+    /** \} */
 
   private:
     std::vector<Ptr<IbHcaDevice>> m_hcas;

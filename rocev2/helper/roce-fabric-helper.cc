@@ -228,6 +228,12 @@ RoceFabricHelper::GetPacketOverhead() const
     return RdmaQueuePair::BTH_ICRC_BYTES + RoceNicDevice::ENCAP_OVERHEAD;
 }
 
+std::string
+RoceFabricHelper::DescribePathLatency() const
+{
+    return "per-hop propagation + store-and-forward of one full frame at each switch";
+}
+
 Time
 RoceFabricHelper::GetPathLatency(const FabricTopology& topology,
                                  const EcmpRouteTable& routes,

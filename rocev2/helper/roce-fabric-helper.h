@@ -66,6 +66,7 @@ class RoceFabricHelper : public RdmaFabric
     /// The host's IPv4 address (GetHostAddress) as an Address.
     Address GetRdmaAddress(uint32_t host) const override;
     uint32_t GetPacketOverhead() const override;
+    std::string DescribePathLatency() const override;
     /// One propagation delay per cable plus one store-and-forward of the whole frame at each
     /// switch, along the first shortest path (PathLatency).
     Time GetPathLatency(const FabricTopology& topology,

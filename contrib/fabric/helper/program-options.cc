@@ -630,12 +630,18 @@ ProgramOptions::OptionsAsJson() const
 void
 ProgramOptions::RequireFabric(const std::string& fabric, const std::string& why) const
 {
+    RequireFabric(std::vector<std::string>{fabric}, why);
+}
+
+void
+ProgramOptions::RequireFabric(const std::vector<std::string>& fabrics, const std::string& why) const
+{
     for (const std::string& f : GetFabrics())
     {
-        if (f != fabric)
+        if (std::find(fabrics.begin(), fabrics.end(), f) == fabrics.end())
         {
             Fail(InputError("--fabric=" + f + " is not available in " + GetProgram(),
-                            fabric + " (" + why + ")"));
+                            JoinOr(fabrics) + " (" + why + ")"));
         }
     }
 }

@@ -141,6 +141,12 @@ class ProgramOptions
      * \param why why the others are not available, for the message
      */
     void RequireFabric(const std::string& fabric, const std::string& why) const;
+    /**
+     * \brief End the program (one line, exit 2) unless every --fabric given is one of these.
+     * \param fabrics the fabrics the program runs on, e.g. {"roce", "ib"}
+     * \param why why the others are not available, for the message
+     */
+    void RequireFabric(const std::vector<std::string>& fabrics, const std::string& why) const;
 
     /**
      * \brief Report a user mistake found after parsing (a file, a topology) and exit(2).

@@ -74,6 +74,9 @@ class RdmaFabric
                                 uint32_t dst,
                                 uint32_t payload) const = 0;
 
+    /// What GetPathLatency is made of, for summaries: "per-hop propagation + ...".
+    virtual std::string DescribePathLatency() const = 0;
+
     /// Data packets carried by all links (one packet crossing one link is one hop).
     virtual uint64_t GetPacketHops() const = 0;
     /// Packets the fabric discarded, by reason (every reason the fabric has, zeros included).

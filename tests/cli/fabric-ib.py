@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""fattree-allreduce --fabric=ib: the same ring all-reduce on InfiniBand completes without a
+drop within 10 % of its alpha-beta bound; its summary.json has the same top-level keys as a
+RoCEv2 run's, with IB's drop reasons and IB's per-packet overhead (34 bytes) in the bound;
+the printed table has the same columns. With the default 64 KiB per VL on 400 Gb/s links of
+1 us the program warns that the links run below line rate; without a buffer given it sizes
+one that covers the credit round trip.
+
+usage: fabric-ib.py WORKDIR BINARY [ARG...]   (ARG: e.g. --k=4 --size=4MiB)
+"""
+
+import os
+import re
+import sys
+
+import clitest
+
+ROW = re.compile(r"^\s+\d+\s+\d+\s+float\s+sum\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+%$")
+
+
+def run(binary, cwd, name, args):
+    out = os.path.join(cwd, name)
+    p = clitest.run_ok(binary, [*args, f"--out={out}"], cwd, timeout=50)
+    print(p.stdout)
+    return p.stdout, clitest.load_summary(out)
+
+
+def table(stdout):
+    """The column header lines and the data rows."""
+    lines = stdout.splitlines()
+    header = [l for l in lines if l.startswith("#         size") or l.startswith("#          (B)")]
+    rows = [l for l in lines if ROW.match(l)]
+    return header, rows
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    workdir, binary, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    cwd = clitest.fresh_dir(workdir)
+    problems = []
+
+    roce_out, roce = run(binary, cwd, "roce", [*args, "--fabric=roce"])
+    ib_out, ib = run(binary, cwd, "ib", [*args, "--fabric=ib"])
+
+    if set(ib) != set(roce):
+        problems.append(f"top-level keys differ: only IB {sorted(set(ib) - set(roce))}, "
+                        f"only RoCEv2 {sorted(set(roce) - set(ib))}")
+    if ib.get("complete") is not True:
+        problems.append(f"IB complete is {ib.get('complete')!r}")
+    drops = ib.get("drops", {})
+    if drops.get("total") != 0:
+        problems.append(f"IB drops.total is {drops.get('total')!r}, expected 0")
+    reasons = set(drops.get("by_reason", {}))
+    if not {"credit_overrun", "unroutable"} <= reasons:
+        problems.append(f"IB drop reasons {sorted(reasons)} lack credit_overrun/unroutable")
+    if ib.get("retransmitted_packets") != 0:
+        problems.append(f"IB retransmitted {ib.get('retransmitted_packets')!r} packets")
+    fab = ib.get("fabric", {})
+    if fab.get("name") != "ib" or fab.get("packet_overhead_bytes") != 34:
+        problems.append(f"IB fabric entry {fab!r}: expected name ib, 34 bytes per packet")
+    if roce.get("fabric", {}).get("packet_overhead_bytes") != 82:
+        problems.append(f"RoCEv2 fabric entry {roce.get('fabric')!r}: expected 82 bytes")
+    rate = ib["topology"]["link_rate_bps"]
+    expected_b = rate / 8 * 4096 / (4096 + 34) / 1e9
+    got_b = ib.get("bound", {}).get("payload_bandwidth_GBps")
+    if not isinstance(got_b, (int, float)) or abs(got_b - expected_b) > 1e-9 * expected_b:
+        problems.append(f"IB payload bandwidth {got_b!r} GB/s, expected {expected_b}")
+    if "cut-through" not in ib.get("bound", {}).get("formula", ""):
+        problems.append("IB bound formula does not describe cut-through switches")
+    for c in ib.get("collectives", []):
+        eff = c.get("efficiency")
+        print(f"IB {c.get('bytes')} B: {c.get('time_us')} us, bound {c.get('bound_us')} us, "
+              f"efficiency {eff}")
+        if not isinstance(eff, (int, float)) or not 0.90 <= eff <= 1.0:
+            problems.append(f"IB efficiency {eff!r} outside [0.90, 1.0]")
+    roce_header, roce_rows = table(roce_out)
+    ib_header, ib_rows = table(ib_out)
+    if ib_header != roce_header or len(ib_header) != 2:
+        problems.append(f"IB table header {ib_header!r} differs from RoCEv2's {roce_header!r}")
+    if len(ib_rows) != len(roce_rows) or not ib_rows:
+        problems.append(f"{len(ib_rows)} IB table rows, {len(roce_rows)} RoCEv2 rows")
+    if "# Ring all-reduce, 16 ranks (one per host), InfiniBand, 1 channel" not in ib_out:
+        problems.append("the IB run does not name InfiniBand above its table")
+    if not re.search(r"^# InfiniBand: \d+ bytes of receive buffer per VL", ib_out, re.M):
+        problems.append("the IB run does not print its VL buffer")
+
+    # A buffer too small for 400 Gb/s on 1 us links: a warning, and the fraction in the summary.
+    small_out, small = run(binary, cwd, "small", ["--fabric=ib", "--linkRate=400Gbps",
+                                                  "--size=1MiB",
+                                                  "--ns3::IbNetDevice::VlBufferBytes=65536"])
+    frac = small.get("fabric", {}).get("infiniband", {}).get("max_line_rate_fraction")
+    if "# warning:" not in small_out or not isinstance(frac, float) or not 0.4 < frac < 0.6:
+        problems.append(f"64 KiB at 400G: no warning or fraction {frac!r} not near 56%")
+    # No buffer given: sized for the round trip (at most IB's 2048 credits), no warning.
+    sized_out, sized = run(binary, cwd, "sized", ["--fabric=ib", "--linkRate=400Gbps",
+                                                  "--size=1MiB"])
+    ibj = sized.get("fabric", {}).get("infiniband", {})
+    if "# warning:" in sized_out or ibj.get("vl_buffer_bytes") != 131072:
+        problems.append(f"400G sized buffer: {ibj!r}, expected 131072 bytes and no warning")
+    if problems:
+        clitest.fail("; ".join(problems))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
