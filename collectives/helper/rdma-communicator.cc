@@ -98,18 +98,21 @@ RdmaCommunicator::GetReceiver(uint32_t rank) const
 Time
 RdmaCommunicator::GetAlpha(uint32_t lastPayload) const
 {
-    // After the sender's port finishes the last packet, it still crosses every cable and
-    // switch. (Routes that lead nowhere, negative, add nothing.)
+    // The sender's host latency; after its port finished the last packet, every cable and
+    // switch; the receiver's host latency. (Routes that lead nowhere add nothing.)
     Time worst(0);
     const uint32_t n = GetNRanks();
     for (uint32_t r = 0; r < n; ++r)
     {
-        worst = std::max(worst,
-                         m_fabric.GetPathLatency(m_topology,
-                                                 m_routes,
-                                                 m_hosts[r],
-                                                 m_hosts[(r + 1) % n],
-                                                 lastPayload));
+        const uint32_t src = m_hosts[r];
+        const uint32_t dst = m_hosts[(r + 1) % n];
+        const Time path = m_fabric.GetPathLatency(m_topology, m_routes, src, dst, lastPayload);
+        if (!path.IsStrictlyNegative())
+        {
+            worst = std::max(worst,
+                             m_fabric.GetEngine(src)->GetTxLatency() + path +
+                                 m_fabric.GetEngine(dst)->GetRxLatency());
+        }
     }
     return worst;
 }

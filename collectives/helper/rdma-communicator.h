@@ -54,8 +54,11 @@ class RdmaCommunicator
     /// The queue pair rank receives from rank-1 with (the peer of GetSender(rank-1)).
     Ptr<RdmaQueuePair> GetReceiver(uint32_t rank) const;
 
-    /// Latency of the slowest ring hop for a packet carrying this payload (alpha): the
-    /// fabric's path latency after the sender's port sent it (RdmaFabric::GetPathLatency).
+    /**
+     * Latency of the slowest ring hop for a packet carrying this payload (alpha): the sender's
+     * host latency (RdmaEngine::GetTxLatency), the fabric's path latency after the sender's
+     * port sent the packet (RdmaFabric::GetPathLatency), the receiver's host latency.
+     */
     Time GetAlpha(uint32_t lastPayload) const;
     /// Payload bandwidth of the slowest rank link in bytes/s (B), with the fabric's per-packet
     /// overhead (RdmaFabric::GetPacketOverhead).

@@ -193,7 +193,8 @@ IbFabricHelper::GetPacketOverhead() const
 std::string
 IbFabricHelper::DescribePathLatency() const
 {
-    return "per-hop propagation + the cut-through latency of each switch";
+    return "the hosts' send and receive latency + per-hop propagation + the cut-through latency "
+           "of each switch";
 }
 
 Time

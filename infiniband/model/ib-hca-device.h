@@ -24,6 +24,10 @@ namespace ns3
  * round robin over queue pairs and its pacing decide what goes next, and a VL without credits
  * holds back only its own queue pairs. ACKs, NAKs and CNPs travel on their QP's SL. A packet
  * reaches the transport when its last byte has arrived, and its buffer credits return then.
+ *
+ * The host side (TxLatency, RxLatency; infiniband.md 6.7) delays a posted work request before
+ * the transport sees it and a completion after the transport produced it (RdmaEngine::
+ * SetHostLatency); together they are the 0.8 us of a small message back to back at EDR.
  */
 class IbHcaDevice : public IbNetDevice
 {
@@ -64,6 +68,8 @@ class IbHcaDevice : public IbNetDevice
     std::unordered_map<uint32_t, uint8_t> m_slOfQp;
     std::vector<bool> m_staged; //!< per VL: a data packet from the transport waits
     EventId m_wake;
+    Time m_txLatency;
+    Time m_rxLatency;
 };
 
 } // namespace ns3

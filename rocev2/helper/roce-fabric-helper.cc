@@ -231,7 +231,8 @@ RoceFabricHelper::GetPacketOverhead() const
 std::string
 RoceFabricHelper::DescribePathLatency() const
 {
-    return "per-hop propagation + store-and-forward of one full frame at each switch";
+    return "the hosts' send and receive latency + per-hop propagation + store-and-forward of one "
+           "full frame at each switch";
 }
 
 Time

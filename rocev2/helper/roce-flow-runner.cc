@@ -33,11 +33,15 @@ RoceFlowRunner::IdealFct(const FlowSpec& spec) const
         m_topology.GetLink(m_topology.GetPorts(m_topology.GetHosts()[spec.src])[0]);
     const Time serialise =
         DataRate(link.rateBps).CalculateBytesTxTime(spec.bytes + packets * overhead);
-    return serialise + PathLatency(m_topology,
-                                   m_routes,
-                                   spec.src,
-                                   spec.dst,
-                                   static_cast<uint32_t>(lastPayload + overhead));
+    // The hosts' latency: the post reaching the NIC, the completion reaching the receiver.
+    const Time host =
+        m_fabric.GetEngine(spec.src)->GetTxLatency() + m_fabric.GetEngine(spec.dst)->GetRxLatency();
+    return host + serialise +
+           PathLatency(m_topology,
+                       m_routes,
+                       spec.src,
+                       spec.dst,
+                       static_cast<uint32_t>(lastPayload + overhead));
 }
 
 void

@@ -108,7 +108,9 @@ class RoceNicDevice : public RoceNetDevice
     Ipv4Address m_ipv4;
     bool m_ecn;
     uint8_t m_cnpDscp;
-    uint8_t m_ttl; //!< IPv4 TTL of sent packets
+    uint8_t m_ttl;    //!< IPv4 TTL of sent packets
+    Time m_txLatency; //!< host: post -> transport
+    Time m_rxLatency; //!< host: transport -> completion
     uint64_t m_roceRx{0};
 
     // Receive buffer between the port and host memory (PCIe, memory bandwidth): a FIFO

@@ -25,9 +25,10 @@ TEST(AllReduceScenario, EightHostsOnOneSwitchWithin5PercentOfTheBound)
         const double t = (r.end - r.start).GetSeconds();
 
         // The bound, from first principles for this star: B = 100 Gb/s x 4096 / (4096 + 82),
-        // alpha = 2 cables + one store-and-forward of a 4178-byte frame at the switch.
+        // alpha = the NICs' 405 + 405 ns, 2 cables, one store-and-forward of a 4178-byte frame
+        // at the switch.
         const double b = 100e9 / 8 * 4096.0 / (4096 + 82);
-        const double alpha = 2e-6 + 4178 * 8 / 100e9;
+        const double alpha = 810e-9 + 2e-6 + 4178 * 8 / 100e9;
         const double bound = alpha + 2.0 * 7 / 8 * bytes / b;
         EXPECT_NEAR(exp.GetBoundSeconds(bytes), bound, 1e-9);
 
@@ -95,9 +96,10 @@ TEST(AllReduceScenario, InfiniBandEightHostsOnOneSwitchWithin5PercentOfTheBound)
         const double t = (r.end - r.start).GetSeconds();
 
         // B = 100 Gb/s x 4096 / (4096 + 34): LRH 8, BTH 12, ICRC 4, VCRC 2, framing 8.
-        // alpha = 2 cables + the switch's 130 ns (cut-through: the tail follows the head).
+        // alpha = the HCAs' 405 + 405 ns, 2 cables, the switch's 130 ns (cut-through: the
+        // tail follows the head).
         const double b = 100e9 / 8 * 4096.0 / (4096 + 34);
-        const double alpha = 2e-6 + 130e-9;
+        const double alpha = 810e-9 + 2e-6 + 130e-9;
         const double bound = alpha + 2.0 * 7 / 8 * bytes / b;
         EXPECT_NEAR(exp.GetBoundSeconds(bytes), bound, 1e-9);
 

@@ -138,8 +138,9 @@ TEST(RdmaCommunicatorScenario, TheSameRingsRunOnInfiniBand)
         EXPECT_EQ(a.GetSender(2)->GetPeer(), fabric.GetRdmaAddress(3));
         const double bw = 100e9 / 8 * 4096.0 / (4096 + 34);
         EXPECT_NEAR(a.GetPayloadBandwidth(), bw, 1.0);
-        // One switch between any two hosts: two 1 us cables and the switch's 130 ns.
-        EXPECT_EQ(a.GetAlpha(4096), MicroSeconds(2) + NanoSeconds(130));
+        // One switch between any two hosts: the HCAs' 405 + 405 ns, two 1 us cables and the
+        // switch's 130 ns.
+        EXPECT_EQ(a.GetAlpha(4096), NanoSeconds(810) + MicroSeconds(2) + NanoSeconds(130));
         FlowLabels labels;
         a.AddFlowLabels(labels, {{"collective", 0}});
         EXPECT_EQ(labels.GetSize(), 0u); // no RoCEv2 5-tuples on IB

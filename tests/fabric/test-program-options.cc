@@ -269,6 +269,27 @@ TEST(FabricProgramOptions, FabricList)
         OneErrorLine("\"tcp\" is listed twice"));
 }
 
+TEST(FabricProgramOptions, AFabricListCanHaveItsOwnDefault)
+{
+    ProgramOptions o("rdma-latency", "x");
+    o.AllowFabricList({"ib", "roce"});
+    o.Parse(Args({"rdma-latency"}));
+    EXPECT_EQ(o.GetFabrics(), std::vector<std::string>({"ib", "roce"}));
+    ProgramOptions p("rdma-latency", "x");
+    p.AllowFabricList({"ib", "roce"});
+    p.Parse(Args({"rdma-latency", "--fabric=roce"}));
+    EXPECT_EQ(p.GetFabrics(), std::vector<std::string>({"roce"}));
+    EXPECT_EXIT(
+        {
+            ProgramOptions q("prog", "x");
+            q.Parse(Args({"prog", "--fabric=ib"}));
+            q.RequireFabric(std::vector<std::string>{"roce", "tcp"}, "why not");
+        },
+        ExitedWithCode(2),
+        ::testing::StrEq(
+            "prog: error: --fabric=ib is not available in prog; expected roce or tcp (why not)\n"));
+}
+
 TEST(FabricProgramOptions, FailIsOneLineWithoutHint)
 {
     EXPECT_EXIT(

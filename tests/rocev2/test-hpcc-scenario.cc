@@ -186,15 +186,16 @@ TEST(HpccScenario, EachSwitchStampsOneHopRecordAtDequeueAndTheAckEchoesThem)
 
     // The first packet, worked out by hand: WRITE FIRST of 4096 + RETH 16 + BTH 12 + ICRC 4 +
     // INT 44 + UDP/IPv4/Ethernet 42 = 4214 bytes, 4238 on the wire: 339 ns at 100G
-    // (339.04 rounded down) and 1356 ns at 25G (1356.16). It leaves h0 at 0, reaches s0 at
-    // 1339 ns and leaves it at once (empty port), reaches s1 at 1339 + 1356 + 1000 = 3695 ns.
+    // (339.04 rounded down) and 1356 ns at 25G (1356.16). It leaves h0 at 405 ns (the NIC's
+    // TxLatency after the post), reaches s0 at 405 + 339 + 1000 = 1744 ns and leaves it at
+    // once (empty port), reaches s1 at 1744 + 1356 + 1000 = 4100 ns.
     const IntHeader& first = line.atS1.at(0).telemetry;
     ASSERT_EQ(first.GetNHops(), 2u);
-    EXPECT_EQ(first.GetHop(0).time, 1339u);
+    EXPECT_EQ(first.GetHop(0).time, 1744u);
     EXPECT_EQ(first.GetHop(0).GetLineRateBps(), 25000000000ULL);
     EXPECT_EQ(first.GetHop(0).bytes, 0u);
     EXPECT_EQ(first.GetHop(0).qlen, 0u);
-    EXPECT_EQ(first.GetHop(1).time, 3695u);
+    EXPECT_EQ(first.GetHop(1).time, 4100u);
     EXPECT_EQ(first.GetHop(1).GetLineRateBps(), 100000000000ULL);
 
     uint64_t wireBeforeAtS0 = 0;

@@ -398,6 +398,25 @@ ProgramOptions::AllowFabricList()
 }
 
 void
+ProgramOptions::AllowFabricList(const std::vector<std::string>& defaults)
+{
+    m_fabricList = true;
+    m_fabric = defaults;
+    std::string text;
+    for (const std::string& f : defaults)
+    {
+        text += (text.empty() ? "" : ",") + f;
+    }
+    for (Option& o : m_options)
+    {
+        if (o.name == "fabric")
+        {
+            o.defaultText = text;
+        }
+    }
+}
+
+void
 ProgramOptions::Parse(int argc, char* argv[])
 {
     Parse(std::vector<std::string>(argv, argv + argc));

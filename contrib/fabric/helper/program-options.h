@@ -103,6 +103,11 @@ class ProgramOptions
 
     /** Let --fabric take a comma-separated list ("tcp,roce,ib"); call before Parse(). */
     void AllowFabricList();
+    /**
+     * \brief The same, with these fabrics when --fabric is not given (instead of roce).
+     * \param defaults the default list, e.g. {"ib", "roce"}
+     */
+    void AllowFabricList(const std::vector<std::string>& defaults);
 
     /**
      * \brief Check and apply the command line; exit(2) with one line on stderr on any mistake.

@@ -74,7 +74,8 @@ class RdmaFabric
                                 uint32_t dst,
                                 uint32_t payload) const = 0;
 
-    /// What GetPathLatency is made of, for summaries: "per-hop propagation + ...".
+    /// What a ring hop's latency is made of (host latency and GetPathLatency), for summaries:
+    /// "the hosts' send and receive latency + per-hop propagation + ...".
     virtual std::string DescribePathLatency() const = 0;
 
     /// Data packets carried by all links (one packet crossing one link is one hop).

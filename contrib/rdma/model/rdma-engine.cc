@@ -121,9 +121,34 @@ RdmaEngine::CreateQueuePair()
              m_linkOverhead + (cc->WantsTelemetry() ? m_telemetryOverhead : 0),
              MakeCallback(&RdmaEngine::Activate, this),
              MakeCallback(&RdmaEngine::SendControl, this));
+    qp->SetHostLatency(m_txLatency, m_rxLatency);
     m_qps.push_back(qp);
     m_isActive.push_back(false);
     return qp;
+}
+
+void
+RdmaEngine::SetHostLatency(Time tx, Time rx)
+{
+    NS_ABORT_MSG_IF(tx.IsStrictlyNegative() || rx.IsStrictlyNegative(), "negative host latency");
+    m_txLatency = tx;
+    m_rxLatency = rx;
+    for (auto& qp : m_qps)
+    {
+        qp->SetHostLatency(tx, rx);
+    }
+}
+
+Time
+RdmaEngine::GetTxLatency() const
+{
+    return m_txLatency;
+}
+
+Time
+RdmaEngine::GetRxLatency() const
+{
+    return m_rxLatency;
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>

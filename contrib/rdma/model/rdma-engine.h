@@ -61,6 +61,19 @@ class RdmaEngine : public Object
     /// Let the link hold back QPs whose traffic it may not send now (none by default).
     void SetTransmitFilter(TransmitFilter filter);
 
+    /**
+     * The host side of the NIC, for every queue pair of this engine (the existing ones and
+     * those created later): a posted work request reaches the transport tx later (doorbell,
+     * WQE fetch, payload DMA read), and a completion - the WRITE acknowledged at the
+     * requester, a message arrived at the responder - reaches the application rx after the
+     * transport saw it (DMA write of data and completion, polling). ACKs are the NIC's own and
+     * leave at once. The link device sets these from its attributes (IbHcaDevice,
+     * RoceNicDevice); both zero by default.
+     */
+    void SetHostLatency(Time tx, Time rx);
+    Time GetTxLatency() const;
+    Time GetRxLatency() const;
+
     /// Create a queue pair with the next free QPN and this engine's congestion control.
     Ptr<RdmaQueuePair> CreateQueuePair();
     /**
@@ -129,6 +142,8 @@ class RdmaEngine : public Object
     ControlSender m_control;
     TransmitFilter m_filter;
     uint64_t m_unknownQp{0};
+    Time m_txLatency;
+    Time m_rxLatency;
 };
 
 } // namespace ns3

@@ -212,12 +212,37 @@ RdmaQueuePair::PsnDelta(uint32_t psn, uint64_t refIdx, uint32_t base) const
 }
 
 void
+RdmaQueuePair::SetHostLatency(Time tx, Time rx)
+{
+    m_txLatency = tx;
+    m_rxLatency = rx;
+}
+
+void
 RdmaQueuePair::PostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId)
 {
     NS_LOG_FUNCTION(this << bytes << withImm << imm << wrId);
     NS_ASSERT_MSG(bytes > 0, "an RDMA WRITE of zero bytes is not modelled");
     NS_ASSERT_MSG(bytes <= 0x80000000ULL, "RETH DMA length is at most 2^31 (IBTA 9.4.3)");
     NS_ASSERT_MSG(!m_activate.IsNull(), "PostWrite on a QP that is not bound to an engine");
+    if (m_txLatency.IsStrictlyPositive())
+    {
+        // Requests keep their order: each waits the same time.
+        Simulator::Schedule(m_txLatency,
+                            &RdmaQueuePair::DoPostWrite,
+                            this,
+                            bytes,
+                            withImm,
+                            imm,
+                            wrId);
+        return;
+    }
+    DoPostWrite(bytes, withImm, imm, wrId);
+}
+
+void
+RdmaQueuePair::DoPostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId)
+{
     uint64_t nPackets = (bytes + m_payloadSize - 1) / m_payloadSize;
     m_requests.push_back({bytes, m_postedEnd, nPackets, wrId, imm, withImm});
     m_postedEnd += nPackets;
@@ -557,9 +582,13 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader*
         uint64_t bytes = m_rxMessageBytes;
         m_rxMessageBytes = 0;
         m_rxTrace(bytes, imm);
-        if (!m_receive.IsNull())
+        if (m_rxLatency.IsStrictlyPositive())
         {
-            m_receive(bytes, imm);
+            Simulator::Schedule(m_rxLatency, &RdmaQueuePair::NotifyReceive, this, bytes, imm);
+        }
+        else
+        {
+            NotifyReceive(bytes, imm);
         }
     }
 }
@@ -645,13 +674,35 @@ RdmaQueuePair::AdvanceUna(uint64_t newUna)
         }
         uint64_t wrId = wr.wrId;
         m_requests.pop_front();
-        if (!m_sendComplete.IsNull())
+        if (m_rxLatency.IsStrictlyPositive())
         {
-            m_sendComplete(wrId);
+            Simulator::Schedule(m_rxLatency, &RdmaQueuePair::NotifySendComplete, this, wrId);
+        }
+        else
+        {
+            NotifySendComplete(wrId);
         }
     }
     m_cc->OnAck(ackedPackets * m_payloadSize);
     Activate(); // the window may have opened
+}
+
+void
+RdmaQueuePair::NotifySendComplete(uint64_t wrId)
+{
+    if (!m_sendComplete.IsNull())
+    {
+        m_sendComplete(wrId);
+    }
+}
+
+void
+RdmaQueuePair::NotifyReceive(uint64_t bytes, uint32_t imm)
+{
+    if (!m_receive.IsNull())
+    {
+        m_receive(bytes, imm);
+    }
 }
 
 uint64_t

@@ -119,6 +119,12 @@ class RdmaQueuePair : public Object
      * \param wrId work-request id reported at completion
      */
     void PostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId);
+    /**
+     * Host latency (RdmaEngine::SetHostLatency): a posted WRITE reaches the transport tx
+     * later; completions and received messages reach their callbacks rx after the transport
+     * saw them (the traces fire at once). Zero: no extra event.
+     */
+    void SetHostLatency(Time tx, Time rx);
     void SetSendCompleteCallback(SendCompleteCallback cb);
     void SetReceiveCallback(ReceiveCallback cb);
 
@@ -189,6 +195,9 @@ class RdmaQueuePair : public Object
     void ArmTimer();
     void TimerExpired();
     void Activate();
+    void DoPostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId);
+    void NotifySendComplete(uint64_t wrId);
+    void NotifyReceive(uint64_t bytes, uint32_t imm);
 
     // identity
     uint32_t m_qpn{0};
@@ -201,6 +210,8 @@ class RdmaQueuePair : public Object
     uint32_t m_linkOverhead{0};
     ActivateCallback m_activate;
     ControlSender m_control;
+    Time m_txLatency; //!< post -> transport
+    Time m_rxLatency; //!< transport -> completion callbacks
 
     // requester state (64-bit indexes; the wire carries (start + index) mod 2^24)
     uint32_t m_sendBase{0};
