@@ -213,9 +213,11 @@ main(int argc, char* argv[])
     std::printf("# InfiniBand switch: cut-through, %lld ns port to port (%s)\n",
                 static_cast<long long>(ibSwitch.Get().GetNanoSeconds()),
                 IbGeneration::Source(generation).c_str());
-    std::printf("# RoCEv2 switch: store-and-forward; no port-to-port latency is modelled yet "
-                "(Spectrum SN2700 300 ns at 100GbE, Asterfusion CX864E-N 560 ns at 800GbE: "
-                "vendor figures)\n");
+    RoceSwitch::GetTypeId().LookupAttributeByName("ForwardingLatency", &info);
+    const Time roceSwitch = DynamicCast<const TimeValue>(info.initialValue)->Get();
+    std::printf("# RoCEv2 switch: store-and-forward plus %lld ns port to port (Spectrum SN2700 "
+                "300 ns at 100GbE; vendor figure)\n",
+                static_cast<long long>(roceSwitch.GetNanoSeconds()));
 
     nlohmann::json& j = out.Json();
     j["program"] = "rdma-latency";
@@ -227,6 +229,7 @@ main(int argc, char* argv[])
                      {"link_rate_bps", linkRate.GetBitRate()},
                      {"link_delay_ns", linkDelay.GetNanoSeconds()}};
     j["ib_switch_latency_ns"] = ibSwitch.Get().GetNanoSeconds();
+    j["roce_switch_latency_ns"] = roceSwitch.GetNanoSeconds();
     j["latency"] = rows;
     out.RecordRunFigures(events, hops, simTime, wall.GetSeconds());
     out.WriteSummary();

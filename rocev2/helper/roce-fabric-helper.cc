@@ -232,7 +232,7 @@ std::string
 RoceFabricHelper::DescribePathLatency() const
 {
     return "the hosts' send and receive latency + per-hop propagation + store-and-forward of one "
-           "full frame at each switch";
+           "full frame and the port-to-port latency at each switch";
 }
 
 Time
@@ -242,7 +242,25 @@ RoceFabricHelper::GetPathLatency(const FabricTopology& topology,
                                  uint32_t dst,
                                  uint32_t payload) const
 {
-    return PathLatency(topology, routes, src, dst, payload + GetPacketOverhead());
+    return PathLatency(topology,
+                       routes,
+                       src,
+                       dst,
+                       payload + GetPacketOverhead(),
+                       GetForwardingLatency());
+}
+
+Time
+RoceFabricHelper::GetForwardingLatency() const
+{
+    Time worst(0);
+    for (const auto& sw : m_switches)
+    {
+        TimeValue l;
+        sw->GetAttribute("ForwardingLatency", l);
+        worst = std::max(worst, l.Get());
+    }
+    return worst;
 }
 
 uint32_t

@@ -38,8 +38,8 @@ namespace ns3
  *
  * As an RdmaFabric: a data packet costs its payload plus 82 bytes on the wire (BTH 12, ICRC
  * 4, UDP 8, IPv4 20, Ethernet 14, preamble, SFD, FCS and inter-frame gap 24), and switches
- * store and forward whole frames; drops are the switches' reasons, "link_down" and
- * "pfc_watchdog".
+ * store and forward whole frames, plus their ForwardingLatency; drops are the switches' reasons,
+ * "link_down" and "pfc_watchdog".
  */
 class RoceFabricHelper : public RdmaFabric
 {
@@ -67,13 +67,17 @@ class RoceFabricHelper : public RdmaFabric
     Address GetRdmaAddress(uint32_t host) const override;
     uint32_t GetPacketOverhead() const override;
     std::string DescribePathLatency() const override;
-    /// One propagation delay per cable plus one store-and-forward of the whole frame at each
-    /// switch, along the first shortest path (PathLatency).
+    /// One propagation delay per cable plus, at each switch, one store-and-forward of the
+    /// whole frame and the switch's ForwardingLatency, along the first shortest path
+    /// (PathLatency).
     Time GetPathLatency(const FabricTopology& topology,
                         const EcmpRouteTable& routes,
                         uint32_t src,
                         uint32_t dst,
                         uint32_t payload) const override;
+
+    /// The switches' port-to-port latency (RoceSwitch::ForwardingLatency; the largest).
+    Time GetForwardingLatency() const;
 
     Ptr<RoceNicDevice> GetNic(uint32_t host) const;
     Ipv4Address GetHostAddress(uint32_t host) const;

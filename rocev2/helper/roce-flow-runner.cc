@@ -41,7 +41,8 @@ RoceFlowRunner::IdealFct(const FlowSpec& spec) const
                        m_routes,
                        spec.src,
                        spec.dst,
-                       static_cast<uint32_t>(lastPayload + overhead));
+                       static_cast<uint32_t>(lastPayload + overhead),
+                       m_fabric.GetForwardingLatency());
 }
 
 void

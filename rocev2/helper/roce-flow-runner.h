@@ -31,8 +31,8 @@ struct FlowRecord
  *
  * The ideal FCT is the flow alone on an idle fabric: its bytes on the wire (payload plus 82 bytes
  * of RoCEv2 per packet) at the sender's link rate, plus the path latency of its last frame
- * (PathLatency), plus the hosts' latency (the sender's TxLatency, the receiver's RxLatency,
- * RoceNicDevice); slowdown = FCT / ideal >= 1.
+ * (PathLatency, with the switches' ForwardingLatency), plus the hosts' latency (the sender's
+ * TxLatency, the receiver's RxLatency, RoceNicDevice); slowdown = FCT / ideal >= 1.
  */
 class RoceFlowRunner
 {

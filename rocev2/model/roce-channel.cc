@@ -46,7 +46,7 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime)
+RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime, Time pipeline)
 {
     NS_ASSERT(m_nDevices == 2);
     if (!m_up)
@@ -57,7 +57,7 @@ RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime)
     const uint32_t to = (src == m_dev[0]) ? 1 : 0;
     ++m_sent[to];
     Simulator::ScheduleWithContext(m_dev[to]->GetNode()->GetId(),
-                                   txTime + m_delay,
+                                   txTime + m_delay + pipeline,
                                    &RoceNetDevice::Receive,
                                    m_dev[to],
                                    p);

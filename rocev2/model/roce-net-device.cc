@@ -338,6 +338,18 @@ RoceNetDevice::GetPauseResponseTime() const
     return m_responseTime.IsStrictlyNegative() ? StandardResponseTime(m_rate) : m_responseTime;
 }
 
+void
+RoceNetDevice::SetForwardingLatency(Time latency)
+{
+    m_forwardingLatency = latency;
+}
+
+Time
+RoceNetDevice::GetForwardingLatency() const
+{
+    return m_forwardingLatency;
+}
+
 bool
 RoceNetDevice::IsPfcEnabled(uint8_t priority) const
 {
@@ -576,7 +588,7 @@ RoceNetDevice::TransmitNext()
     m_txBytes += size;
     m_macTxTrace(frame);
     m_snifferTrace(frame);
-    m_channel->Transmit(frame, this, txTime);
+    m_channel->Transmit(frame, this, txTime, m_forwardingLatency);
     if (MayHaveMore())
     {
         ScheduleTransmit(m_busyUntil);

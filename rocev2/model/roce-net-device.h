@@ -117,6 +117,13 @@ class RoceNetDevice : public NetDevice
     Time GetPauseRefreshInterval() const;
     /// How long this port takes to honour a pause it receives.
     Time GetPauseResponseTime() const;
+    /**
+     * A switch's port-to-port latency (RoceSwitch::ForwardingLatency), modelled after the
+     * egress queue: every frame this port sends reaches the cable this much later, in order,
+     * without an event of its own (as a longer cable would). Zero for NICs.
+     */
+    void SetForwardingLatency(Time latency);
+    Time GetForwardingLatency() const;
     /// Whether the peer currently pauses this priority on this port.
     bool IsPaused(uint8_t priority) const;
     /// Total time this priority has been paused so far (including a pause in progress).
@@ -253,6 +260,7 @@ class RoceNetDevice : public NetDevice
     uint16_t m_pauseQuanta;
     double m_refreshFraction;
     Time m_responseTime;
+    Time m_forwardingLatency; //!< after the egress queue (switch ports)
     std::array<EventId, 8> m_resumeEvent;
     std::array<Time, 8> m_pausedSince;
     std::array<Time, 8> m_pausedTotal;

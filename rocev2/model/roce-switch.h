@@ -144,6 +144,7 @@ class RoceSwitch : public Object
     std::vector<std::vector<uint16_t>> m_groups; //!< next-hop port sets
     uint32_t m_firstHost{0};
     uint64_t m_seed;
+    Time m_forwardingLatency; //!< given to each port (RoceNetDevice::SetForwardingLatency)
     uint64_t m_forwarded{0};
     uint8_t m_ecnPriorities;
     bool m_markAtDequeue;

@@ -3,7 +3,8 @@
 are printed and recorded; with the default NDR parameters InfiniBand's one-way latency is
 about 1 us (0.85-1.1 us): the HCAs' 0.405 + 0.405 us, the cables, the switch's 130 ns; each
 fabric's completion (the ACK back) comes after its one-way latency; the network part is the
-one-way latency less the hosts'. --fabric=ib runs InfiniBand only, and --ibGeneration=edr
+one-way latency less the hosts'. RoCEv2's switch (store-and-forward and 300 ns) makes it
+slower than InfiniBand's (cut-through, 130 ns). --fabric=ib runs InfiniBand only, and --ibGeneration=edr
 sets 100 Gb/s links and a 90 ns switch.
 
 usage: rdma-latency.py WORKDIR BINARY
@@ -55,6 +56,13 @@ def main():
         problems.append(f"IB network part {ib.get('network_us')} us, expected 0.150-0.155")
     if s.get("ib_switch_latency_ns") != 130:
         problems.append(f"ib_switch_latency_ns {s.get('ib_switch_latency_ns')!r}, expected 130")
+    # RoCEv2: the same hosts, a store-and-forward switch with 300 ns port to port: slower.
+    roce = rows.get("roce", {})
+    if s.get("roce_switch_latency_ns") != 300 or not 0.320 <= roce.get("network_us", 0) <= 0.330:
+        problems.append(f"RoCEv2 network part {roce.get('network_us')} us with a "
+                        f"{s.get('roce_switch_latency_ns')} ns switch, expected 0.320-0.330")
+    if not roce.get("one_way_us", 0) > ib.get("one_way_us", 1e9):
+        problems.append("RoCEv2 is not slower than InfiniBand through one switch")
 
     _, edr = run(binary, cwd, "edr", ["--fabric=ib", "--ibGeneration=edr"])
     rows = edr.get("latency", [])

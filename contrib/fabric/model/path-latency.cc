@@ -13,7 +13,8 @@ PathLatency(const FabricTopology& topology,
             const EcmpRouteTable& routes,
             uint32_t srcHost,
             uint32_t dstHost,
-            uint32_t frameWireBytes)
+            uint32_t frameWireBytes,
+            Time switchLatency)
 {
     Time t(0);
     uint32_t node = topology.GetHosts()[srcHost];
@@ -30,7 +31,7 @@ PathLatency(const FabricTopology& topology,
         t += link.delay;
         if (hop > 0)
         {
-            t += DataRate(link.rateBps).CalculateBytesTxTime(frameWireBytes);
+            t += DataRate(link.rateBps).CalculateBytesTxTime(frameWireBytes) + switchLatency;
         }
         node = topology.GetPeer(node, port).first;
     }

@@ -22,6 +22,7 @@ namespace ns3
  * \param srcHost sending host index
  * \param dstHost receiving host index
  * \param frameWireBytes the frame on the wire (with preamble, FCS and IFG)
+ * \param switchLatency added at each switch (a port-to-port latency beyond store-and-forward)
  * \return the latency, or a negative time when the routes (static ones) lead nowhere or
  * in a loop
  */
@@ -29,7 +30,8 @@ Time PathLatency(const FabricTopology& topology,
                  const EcmpRouteTable& routes,
                  uint32_t srcHost,
                  uint32_t dstHost,
-                 uint32_t frameWireBytes);
+                 uint32_t frameWireBytes,
+                 Time switchLatency = Time(0));
 
 } // namespace ns3
 

@@ -133,8 +133,17 @@ RdmaCcHelper::ConfigureForFabric(const FabricTopology& topology,
     // on ACKs; both carry the INT header.
     const uint32_t data = static_cast<uint32_t>(payload) + 12 + 4 + IntHeader::SIZE + linkOverhead;
     const uint32_t ack = 12 + 4 + 4 + IntHeader::SIZE + linkOverhead;
+    // The switches' port-to-port latency, looked up by name: the RoCEv2 module is above this
+    // one (ns3::RoceSwitch::ForwardingLatency; none when it is not linked in).
+    Time switchLatency(0);
+    TypeId sw;
+    if (TypeId::LookupByNameFailSafe("ns3::RoceSwitch", &sw) &&
+        sw.LookupAttributeByName("ForwardingLatency", &info))
+    {
+        switchLatency = DynamicCast<const TimeValue>(info.initialValue)->Get();
+    }
     Config::SetDefault("ns3::RdmaCcHpcc::BaseRtt",
-                       TimeValue(MaxBaseRtt(topology, routes, data, ack)));
+                       TimeValue(MaxBaseRtt(topology, routes, data, ack, switchLatency)));
 }
 
 void
@@ -150,7 +159,8 @@ Time
 RdmaCcHelper::MaxBaseRtt(const FabricTopology& topology,
                          const EcmpRouteTable& routes,
                          uint32_t dataWireBytes,
-                         uint32_t ackWireBytes)
+                         uint32_t ackWireBytes,
+                         Time switchLatency)
 {
     const uint32_t n = topology.GetNHosts();
     auto nicRate = [&](uint32_t host) {
@@ -167,9 +177,9 @@ RdmaCcHelper::MaxBaseRtt(const FabricTopology& topology,
                 continue;
             }
             const Time rtt = nicRate(a).CalculateBytesTxTime(dataWireBytes) +
-                             PathLatency(topology, routes, a, b, dataWireBytes) +
+                             PathLatency(topology, routes, a, b, dataWireBytes, switchLatency) +
                              nicRate(b).CalculateBytesTxTime(ackWireBytes) +
-                             PathLatency(topology, routes, b, a, ackWireBytes);
+                             PathLatency(topology, routes, b, a, ackWireBytes, switchLatency);
             worst = std::max(worst, rtt);
         }
     }

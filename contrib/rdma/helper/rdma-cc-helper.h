@@ -64,15 +64,18 @@ class RdmaCcHelper
 
     /**
      * The largest base RTT between two hosts of a fabric: a data packet's serialisation at
-     * the sender, its PathLatency (propagation and store-and-forward at each switch), and the
-     * same for its ACK on the way back, with empty queues.
+     * the sender, its PathLatency (propagation, store-and-forward and switchLatency at each
+     * switch), and the same for its ACK on the way back, with empty queues.
      * \param dataWireBytes a data packet on the wire (payload, transport and link headers)
      * \param ackWireBytes an ACK on the wire
+     * \param switchLatency each switch's port-to-port latency (ConfigureForFabric: the
+     *        default of ns3::RoceSwitch::ForwardingLatency)
      */
     static Time MaxBaseRtt(const FabricTopology& topology,
                            const EcmpRouteTable& routes,
                            uint32_t dataWireBytes,
-                           uint32_t ackWireBytes);
+                           uint32_t ackWireBytes,
+                           Time switchLatency = Time(0));
 
   private:
     std::string m_name{"none"};
