@@ -12,6 +12,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -72,6 +73,32 @@ IbNetDevice::GetTypeId()
                           TimeValue(NanoSeconds(1234)),
                           MakeTimeAccessor(&IbNetDevice::m_fcRefreshInterval),
                           MakeTimeChecker(NanoSeconds(1)))
+            // OpenSM's default VL arbitration for CAs and switch ports, qos_ca_/qos_swe_
+            // vlarb_high 0:4 and vlarb_low 0:0,1:4,..,14:4 (linux-rdma/opensm
+            // doc/QoS_management_in_OpenSM.txt section 7; infiniband.md 1.2), restricted to the
+            // port's VLs.
+            .AddAttribute(
+                "VlArbHigh",
+                "High-priority VL arbitration table, \"VL:weight,...\" with weights "
+                "in 64-byte credits (0-255, 0 skips), up to 64 entries; \"default\" "
+                "is OpenSM's template (VL0:4) for the port's VLs",
+                StringValue("default"),
+                MakeStringAccessor(&IbNetDevice::SetVlArbHigh, &IbNetDevice::GetVlArbHigh),
+                MakeStringChecker())
+            .AddAttribute("VlArbLow",
+                          "Low-priority VL arbitration table, as VlArbHigh; \"default\" is "
+                          "OpenSM's template (VL0:0, VL1..:4) for the port's VLs",
+                          StringValue("default"),
+                          MakeStringAccessor(&IbNetDevice::SetVlArbLow, &IbNetDevice::GetVlArbLow),
+                          MakeStringChecker())
+            // OpenSM's qos_ca_/qos_swe_high_limit default 0 (same source).
+            .AddAttribute(
+                "VlHighLimit",
+                "High-priority limit in 4 KB units: what the high table may send "
+                "before the low table gets a turn (0 = one packet, 255 = unbounded)",
+                UintegerValue(0),
+                MakeUintegerAccessor(&IbNetDevice::SetVlHighLimit, &IbNetDevice::GetVlHighLimit),
+                MakeUintegerChecker<uint8_t>())
             .AddTraceSource("CreditStall",
                             "A VL's head packet waited this long for credits",
                             MakeTraceSourceAccessor(&IbNetDevice::m_creditStallTrace),
@@ -103,6 +130,7 @@ bool
 IbNetDevice::Attach(Ptr<IbChannel> channel)
 {
     m_vls.assign(m_nVls, Vl());
+    ConfigureArbiter();
     m_channel = channel;
     channel->Attach(this);
     return true;
@@ -156,6 +184,64 @@ IbNetDevice::CheckVl(uint8_t vl) const
 {
     NS_ABORT_MSG_IF(vl >= m_vls.size(),
                     "VL " << +vl << " on a port with " << m_vls.size() << " data VLs");
+}
+
+void
+IbNetDevice::SetVlArbHigh(std::string table)
+{
+    m_vlArbHigh = table;
+    ConfigureArbiter();
+}
+
+std::string
+IbNetDevice::GetVlArbHigh() const
+{
+    return m_vlArbHigh;
+}
+
+void
+IbNetDevice::SetVlArbLow(std::string table)
+{
+    m_vlArbLow = table;
+    ConfigureArbiter();
+}
+
+std::string
+IbNetDevice::GetVlArbLow() const
+{
+    return m_vlArbLow;
+}
+
+void
+IbNetDevice::SetVlHighLimit(uint8_t limit)
+{
+    m_vlHighLimit = limit;
+    ConfigureArbiter();
+}
+
+uint8_t
+IbNetDevice::GetVlHighLimit() const
+{
+    return m_vlHighLimit;
+}
+
+void
+IbNetDevice::ConfigureArbiter()
+{
+    if (m_vls.empty())
+    {
+        return; // the VLs come with the link (Attach); the tables are read then
+    }
+    m_arbiter.Configure(
+        IbVlArbiter::Parse("ns3::IbNetDevice::VlArbHigh", m_vlArbHigh, m_nVls, true),
+        IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", m_vlArbLow, m_nVls, false),
+        m_vlHighLimit);
+}
+
+const IbVlArbiter&
+IbNetDevice::GetVlArbiter() const
+{
+    return m_arbiter;
 }
 
 void
@@ -228,10 +314,10 @@ IbNetDevice::TryTransmit()
     m_picking = true;
     Refill();
     m_picking = false;
-    const uint8_t n = static_cast<uint8_t>(m_vls.size());
-    for (uint8_t k = 1; k <= n; ++k)
+    // Only a VL whose head packet has all its credits may compete (IBTA 7.6.9, 7.9.4).
+    uint16_t eligible = 0;
+    for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
     {
-        const uint8_t vl = (m_rr + k) % n;
         Vl& v = m_vls[vl];
         if (v.queue.empty())
         {
@@ -239,15 +325,20 @@ IbNetDevice::TryTransmit()
         }
         if (IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks))
         {
-            EndStall(vl);
-            m_rr = vl;
-            StartData(vl);
-            return;
+            eligible |= 1U << vl;
         }
-        if (v.stallSince == Time::Min())
+        else if (v.stallSince == Time::Min())
         {
             v.stallSince = now;
         }
+    }
+    const int vl = m_arbiter.Pick(eligible);
+    if (vl >= 0)
+    {
+        EndStall(vl);
+        m_arbiter.Charge(m_vls[vl].queue.front().blocks);
+        StartData(vl);
+        return;
     }
     if (nextFc != Time::Max() && (!m_wake.IsRunning() || m_wake.GetTs() > nextFc.GetTimeStep()))
     {

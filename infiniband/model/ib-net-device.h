@@ -4,6 +4,8 @@
 #ifndef IB_NET_DEVICE_H
 #define IB_NET_DEVICE_H
 
+#include "ib-vl-arbiter.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac16-address.h"
@@ -43,7 +45,10 @@ class IbChannel;
  * packet arriving without credit would overrun the buffer: it is counted
  * (GetCreditOverruns) and discarded; a correct sender never causes one.
  *
- * VL arbitration is round robin over the data VLs whose head packet has credits.
+ * Among the data VLs whose head packet has all its credits, an IbVlArbiter picks the next
+ * (IBTA 7.6.9): the high- and low-priority weighted round-robin tables VlArbHigh and VlArbLow
+ * and the high-priority limit VlHighLimit, by default OpenSM's (high VL0:4; low VL0:0, VL1..:4;
+ * limit 0: VL0 and the other VLs take turns packet by packet). Flow-control packets go first.
  */
 class IbNetDevice : public NetDevice
 {
@@ -112,6 +117,9 @@ class IbNetDevice : public NetDevice
     uint64_t GetCreditOverruns() const;
     /// Time a VL held a packet it could not send for want of credits.
     Time GetCreditStallTime(uint8_t vl) const;
+
+    /// The port's VL arbiter (tables as configured).
+    const IbVlArbiter& GetVlArbiter() const;
 
     /// Signature of the CreditStall trace: the VL and how long it waited.
     typedef void (*CreditStallTracedCallback)(uint8_t vl, Time waited);
@@ -190,6 +198,14 @@ class IbNetDevice : public NetDevice
     bool HasData() const;
     void EndStall(uint8_t vl);
     void CheckVl(uint8_t vl) const;
+    void SetVlArbHigh(std::string table);
+    std::string GetVlArbHigh() const;
+    void SetVlArbLow(std::string table);
+    std::string GetVlArbLow() const;
+    void SetVlHighLimit(uint8_t limit);
+    uint8_t GetVlHighLimit() const;
+    /// Parse the arbitration attributes into the arbiter (once the port has its VLs).
+    void ConfigureArbiter();
 
     Ptr<Node> m_node;
     Ptr<IbChannel> m_channel;
@@ -204,7 +220,10 @@ class IbNetDevice : public NetDevice
     Time m_fcMinInterval;
     Time m_fcRefreshInterval;
     std::vector<Vl> m_vls;
-    uint8_t m_rr{0};
+    std::string m_vlArbHigh{"default"};
+    std::string m_vlArbLow{"default"};
+    uint8_t m_vlHighLimit{0};
+    IbVlArbiter m_arbiter;
     bool m_busy{false};
     bool m_picking{false}; //!< inside TryTransmit (Refill may call back)
     EventId m_wake;
