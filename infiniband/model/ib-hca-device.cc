@@ -5,6 +5,7 @@
 
 #include "lrh-header.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -103,10 +104,23 @@ IbHcaDevice::GetServiceLevel(Ptr<const RdmaQueuePair> qp) const
     return it == m_slOfQp.end() ? m_defaultSl : it->second;
 }
 
+uint8_t
+IbHcaDevice::VlOfQp(Ptr<const RdmaQueuePair> qp) const
+{
+    const uint8_t sl = GetServiceLevel(qp);
+    const uint8_t vl = VlOfSl(sl);
+    NS_ABORT_MSG_IF(vl == DROP_VL,
+                    "the HCA with LID " << m_lid << " maps SL " << +sl
+                                        << " to VL15 (drop) in its ns3::IbNetDevice::Sl2Vl: "
+                                           "queue pair "
+                                        << qp->GetQpn() << " on that SL could never send");
+    return vl;
+}
+
 bool
 IbHcaDevice::MayTransmit(Ptr<const RdmaQueuePair> qp) const
 {
-    return !m_staged[VlOfSl(GetServiceLevel(qp))];
+    return !m_staged[VlOfQp(qp)];
 }
 
 void
@@ -130,7 +144,7 @@ IbHcaDevice::AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) cons
 void
 IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* /*echo*/)
 {
-    const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+    const uint8_t vl = VlOfQp(qp);
     AddLrh(p, qp, vl);
     Enqueue(p, vl, 0);
 }
@@ -157,7 +171,7 @@ IbHcaDevice::Refill()
             }
             return;
         }
-        const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+        const uint8_t vl = VlOfQp(qp);
         AddLrh(p, qp, vl);
         m_staged[vl] = true;
         Push(p, vl, DATA | (uint32_t(vl) << 8)); // the caller, TryTransmit, picks next

@@ -19,7 +19,8 @@ namespace ns3
  * same queue pairs, PSNs, ACKs and congestion control RoCEv2 carries) on an IB port.
  *
  * Each transport packet (BTH ... ICRC) gets an LRH with the destination's LID (the QP's peer
- * address, a Mac16Address) and the QP's service level; its VL is the port's for that SL. The
+ * address, a Mac16Address) and the QP's service level; its VL is the port's for that SL (the
+ * Sl2Vl attribute; a QP whose SL the table drops stops the run: it could never send). The
  * port holds at most one data packet per VL taken from the transport, so the transport's
  * round robin over queue pairs and its pacing decide what goes next, and a VL without credits
  * holds back only its own queue pairs. ACKs, NAKs and CNPs travel on their QP's SL. A packet
@@ -48,6 +49,8 @@ class IbHcaDevice : public IbNetDevice
     void Sent(uint32_t meta) override;
 
   private:
+    /// The VL of a queue pair's packets on this port (stops the run if its SL is dropped).
+    uint8_t VlOfQp(Ptr<const RdmaQueuePair> qp) const;
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     void Kick();
     void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);

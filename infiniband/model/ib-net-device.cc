@@ -15,6 +15,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <sstream>
+
 namespace ns3
 {
 
@@ -99,6 +101,14 @@ IbNetDevice::GetTypeId()
                 UintegerValue(0),
                 MakeUintegerAccessor(&IbNetDevice::SetVlHighLimit, &IbNetDevice::GetVlHighLimit),
                 MakeUintegerChecker<uint8_t>())
+            // Empty: SL mod NumDataVls, OpenSM's default template (SL n -> VL n, qos_ca_/
+            // qos_swe_sl2vl) folded onto the port's VLs.
+            .AddAttribute("Sl2Vl",
+                          "SL-to-VL table of the port, 16 VLs for SL0..SL15 as OpenSM writes "
+                          "them (\"0,1,0,1,...\"); VL15 drops the SL; empty: SL mod NumDataVls",
+                          StringValue(""),
+                          MakeStringAccessor(&IbNetDevice::SetSl2Vl, &IbNetDevice::GetSl2Vl),
+                          MakeStringChecker())
             .AddTraceSource("CreditStall",
                             "A VL's head packet waited this long for credits",
                             MakeTraceSourceAccessor(&IbNetDevice::m_creditStallTrace),
@@ -131,6 +141,7 @@ IbNetDevice::Attach(Ptr<IbChannel> channel)
 {
     m_vls.assign(m_nVls, Vl());
     ConfigureArbiter();
+    ConfigureSl2Vl();
     m_channel = channel;
     channel->Attach(this);
     return true;
@@ -236,6 +247,61 @@ IbNetDevice::ConfigureArbiter()
         IbVlArbiter::Parse("ns3::IbNetDevice::VlArbHigh", m_vlArbHigh, m_nVls, true),
         IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", m_vlArbLow, m_nVls, false),
         m_vlHighLimit);
+}
+
+void
+IbNetDevice::SetSl2Vl(std::string table)
+{
+    m_sl2vlText = table;
+    ConfigureSl2Vl();
+}
+
+std::string
+IbNetDevice::GetSl2Vl() const
+{
+    return m_sl2vlText;
+}
+
+void
+IbNetDevice::ConfigureSl2Vl()
+{
+    if (m_vls.empty())
+    {
+        return; // read with the VLs (Attach)
+    }
+    const char* attribute = "ns3::IbNetDevice::Sl2Vl";
+    std::istringstream in(m_sl2vlText);
+    std::string item;
+    uint8_t sl = 0;
+    while (std::getline(in, item, ','))
+    {
+        std::istringstream num(item);
+        int vl = -1;
+        std::string rest;
+        num >> vl;
+        NS_ABORT_MSG_IF(num.fail() || (num >> rest) || vl < 0,
+                        attribute << ": \"" << item << "\" (SL " << +sl << ") is not a VL in \""
+                                  << m_sl2vlText << "\"");
+        NS_ABORT_MSG_IF(sl >= 16,
+                        attribute << ": more than 16 entries (SL0-SL15) in \"" << m_sl2vlText
+                                  << "\"");
+        NS_ABORT_MSG_IF(vl >= m_nVls && vl != DROP_VL,
+                        attribute << ": SL " << +sl << " maps to VL " << vl
+                                  << ", which the port has no buffer for (" << +m_nVls
+                                  << " data VLs, VL0-VL" << m_nVls - 1 << "; VL15 drops)");
+        m_sl2vl[sl++] = static_cast<uint8_t>(vl);
+    }
+    if (sl == 0)
+    {
+        for (uint8_t s = 0; s < 16; ++s)
+        {
+            m_sl2vl[s] = s % m_nVls;
+        }
+        return;
+    }
+    NS_ABORT_MSG_IF(sl != 16,
+                    attribute << ": " << +sl << " entries in \"" << m_sl2vlText
+                              << "\"; the table has one VL for each of SL0-SL15");
 }
 
 const IbVlArbiter&
@@ -511,12 +577,6 @@ uint8_t
 IbNetDevice::GetNDataVls() const
 {
     return m_nVls;
-}
-
-uint8_t
-IbNetDevice::VlOfSl(uint8_t sl) const
-{
-    return sl % m_nVls;
 }
 
 uint32_t

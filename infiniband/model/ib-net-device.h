@@ -14,6 +14,7 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -84,9 +85,16 @@ class IbNetDevice : public NetDevice
     void Receive(Ptr<Packet> p, Time txTime, bool link);
 
     uint8_t GetNDataVls() const;
-    /// The VL a service level travels on out of this port (SL mod the data VLs, as OpenSM's
-    /// default SL2VL table restricted to this port's VLs).
-    uint8_t VlOfSl(uint8_t sl) const;
+    /// VL15 in an SL-to-VL table: packets of that SL are dropped (IBTA 7.6.6; OpenSM).
+    static constexpr uint8_t DROP_VL = 15;
+
+    /// The VL a service level travels on out of this port: its Sl2Vl table (by default SL mod
+    /// the data VLs); DROP_VL when the table drops the SL.
+    uint8_t VlOfSl(uint8_t sl) const
+    {
+        return m_sl2vl[sl & 0xF];
+    }
+
     /// Blocks a packet of this many bytes (LRH through ICRC) takes: VCRC included.
     uint32_t GetBlocks(uint32_t packetBytes) const;
     /// Serialisation time of a data packet of this many bytes (LRH through ICRC).
@@ -206,6 +214,10 @@ class IbNetDevice : public NetDevice
     uint8_t GetVlHighLimit() const;
     /// Parse the arbitration attributes into the arbiter (once the port has its VLs).
     void ConfigureArbiter();
+    void SetSl2Vl(std::string table);
+    std::string GetSl2Vl() const;
+    /// Fill the SL-to-VL table from the Sl2Vl attribute (once the port has its VLs).
+    void ConfigureSl2Vl();
 
     Ptr<Node> m_node;
     Ptr<IbChannel> m_channel;
@@ -224,6 +236,8 @@ class IbNetDevice : public NetDevice
     std::string m_vlArbLow{"default"};
     uint8_t m_vlHighLimit{0};
     IbVlArbiter m_arbiter;
+    std::string m_sl2vlText;
+    uint8_t m_sl2vl[16]{}; //!< VL by SL
     bool m_busy{false};
     bool m_picking{false}; //!< inside TryTransmit (Refill may call back)
     EventId m_wake;

@@ -48,6 +48,11 @@ IbSwitch::AddPort(Ptr<IbNetDevice> port)
     const uint32_t in = static_cast<uint32_t>(m_ports.size());
     NS_ABORT_MSG_IF(in >= NO_PORT, "too many ports on an IB switch");
     m_ports.push_back(port);
+    for (auto& row : m_sl2vl)
+    {
+        row.resize(row.size() + 16, PORT_TABLE);
+    }
+    m_sl2vl.emplace_back(m_ports.size() * 16, PORT_TABLE);
     port->SetRxHandler(Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t, uint32_t, Time>(
         [this, in](Ptr<IbNetDevice>, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail) {
             Arrived(in, p, vl, blocks, tail);
@@ -85,6 +90,34 @@ IbSwitch::GetRoute(uint16_t dlid) const
     return dlid < m_lft.size() && m_lft[dlid] != NO_PORT ? m_lft[dlid] : -1;
 }
 
+void
+IbSwitch::SetSl2Vl(uint32_t in, uint32_t out, uint8_t sl, uint8_t vl)
+{
+    NS_ABORT_MSG_IF(in >= m_ports.size() || out >= m_ports.size() || sl > 15,
+                    "SL2VL entry (in " << in << ", out " << out << ", SL " << +sl
+                                       << ") on a switch with " << m_ports.size() << " ports");
+    const uint8_t nVls = m_ports[out]->GetNDataVls();
+    NS_ABORT_MSG_IF(vl >= nVls && vl != IbNetDevice::DROP_VL,
+                    "SL2VL entry (in " << in << ", out " << out << ", SL " << +sl << ") names VL "
+                                       << +vl << ", but output port " << out
+                                       << " has no buffer for it (" << +nVls << " data VLs, VL0-VL"
+                                       << nVls - 1 << "; VL15 drops)");
+    m_sl2vl[in][out * 16 + sl] = vl;
+}
+
+uint8_t
+IbSwitch::GetSl2Vl(uint32_t in, uint32_t out, uint8_t sl) const
+{
+    const uint8_t vl = m_sl2vl.at(in).at(out * 16 + (sl & 0xF));
+    return vl == PORT_TABLE ? m_ports[out]->VlOfSl(sl) : vl;
+}
+
+uint64_t
+IbSwitch::GetSl2VlDrops() const
+{
+    return m_sl2vlDrops;
+}
+
 uint64_t
 IbSwitch::GetForwarded() const
 {
@@ -113,6 +146,17 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
         m_ports[in]->ReleaseBuffer(vl, blocks);
         return;
     }
+    uint8_t outVl = m_sl2vl[in][out * 16 + sl];
+    if (outVl == PORT_TABLE)
+    {
+        outVl = m_ports[out]->VlOfSl(sl);
+    }
+    if (outVl == IbNetDevice::DROP_VL)
+    {
+        ++m_sl2vlDrops;
+        m_ports[in]->ReleaseBuffer(vl, blocks);
+        return;
+    }
     // Cut-through: the head may leave after the switch latency, but not before the output
     // would send faster than the tail arrives.
     const Time now = Simulator::Now();
@@ -124,26 +168,30 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
                         p,
                         vl,
                         blocks,
-                        static_cast<uint32_t>(out));
+                        static_cast<uint32_t>(out),
+                        outVl);
 }
 
 void
-IbSwitch::Forward(uint32_t in, Ptr<Packet> p, uint8_t inVl, uint32_t blocks, uint32_t out)
+IbSwitch::Forward(uint32_t in,
+                  Ptr<Packet> p,
+                  uint8_t inVl,
+                  uint32_t blocks,
+                  uint32_t out,
+                  uint8_t outVl)
 {
     Ptr<IbNetDevice> port = m_ports[out];
-    LrhHeader lrh;
-    p->PeekHeader(lrh);
-    const uint8_t vl = port->VlOfSl(lrh.GetSl());
-    if (vl != lrh.GetVl())
+    if (outVl != inVl)
     {
+        LrhHeader lrh; // the LRH carries the VL the packet arrived on
         p->RemoveHeader(lrh);
-        lrh.SetVl(vl);
+        lrh.SetVl(outVl);
         p->AddHeader(lrh);
     }
     ++m_forwarded;
     // The meta word says which input buffer to free when the packet's last byte leaves:
     // input VL (4 bits) and blocks (up to 2048, 12 bits); the input port is bound in Left.
-    port->Enqueue(p, vl, (uint32_t(in) << 16) | (uint32_t(inVl) << 12) | blocks);
+    port->Enqueue(p, outVl, (uint32_t(in) << 16) | (uint32_t(inVl) << 12) | blocks);
 }
 
 void
