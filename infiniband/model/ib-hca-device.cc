@@ -6,6 +6,7 @@
 #include "lrh-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/bth-header.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -78,6 +79,18 @@ IbHcaDevice::SetEngine(Ptr<RdmaEngine> engine, uint16_t lid)
     SetRxHandler(MakeCallback(&IbHcaDevice::Arrived, this));
 }
 
+uint64_t
+IbHcaDevice::GetFecnReceived() const
+{
+    return m_fecnReceived;
+}
+
+uint64_t
+IbHcaDevice::GetBecnSent() const
+{
+    return m_becnSent;
+}
+
 Ptr<RdmaEngine>
 IbHcaDevice::GetEngine() const
 {
@@ -144,6 +157,20 @@ IbHcaDevice::AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) cons
 void
 IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* /*echo*/)
 {
+    uint8_t opcode = 0;
+    p->CopyData(&opcode, 1);
+    if (opcode == IbOpcodeToByte(IbOpcode::CNP))
+    {
+        // The transport's notification point built a RoCEv2 CNP (BTH, 16 reserved bytes,
+        // ICRC); InfiniBand's is BTH opcode 0x80 with BECN and the ICRC only.
+        BthHeader bth;
+        p->RemoveHeader(bth);
+        bth.SetOpcode(IbOpcode::IB_CNP);
+        bth.SetBecn(true);
+        p->RemoveAtEnd(p->GetSize() - 4);
+        p->AddHeader(bth);
+        ++m_becnSent;
+    }
     const uint8_t vl = VlOfQp(qp);
     AddLrh(p, qp, vl);
     Enqueue(p, vl, 0);
@@ -204,9 +231,14 @@ IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
     LrhHeader lrh;
     p->RemoveHeader(lrh);
     ReleaseBuffer(vl, blocks);
+    // BTH byte 4, bit 7: FECN (IBTA 9.2; BthHeader).
+    uint8_t bth[5] = {0, 0, 0, 0, 0};
+    p->CopyData(bth, sizeof(bth));
+    const bool fecn = (bth[4] & 0x80) != 0;
+    m_fecnReceived += fecn;
     if (m_engine)
     {
-        m_engine->Receive(p);
+        m_engine->Receive(p, fecn);
     }
 }
 

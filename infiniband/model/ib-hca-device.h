@@ -25,6 +25,14 @@ namespace ns3
  * round robin over queue pairs and its pacing decide what goes next, and a VL without credits
  * holds back only its own queue pairs. ACKs, NAKs and CNPs travel on their QP's SL. A packet
  * reaches the transport when its last byte has arrived, and its buffer credits return then.
+ *
+ * Congestion control (IBTA Annex A10): a packet that arrives with FECN set reaches the
+ * transport as congestion experienced, so the queue pair's notification point answers it with
+ * a congestion notification packet as on RoCEv2 (at most one per RdmaQueuePair::CnpInterval;
+ * set it to 0 for a BECN per FECN). The port sends it as InfiniBand's CNP: BTH opcode 0x80 with
+ * BECN set and no payload, as Linux hfi1's return_cnp builds it (IBTA 1.3 Table 38, A10.3.2).
+ * The source's congestion control then reacts: the CCT reaction point (RdmaCcIbCct) or
+ * DCQCN driven by FECN marks (RdmaCcDcqcn, as NVIDIA ships on InfiniBand).
  */
 class IbHcaDevice : public IbNetDevice
 {
@@ -42,6 +50,10 @@ class IbHcaDevice : public IbNetDevice
     /// The address a queue pair names to reach the port with this LID.
     static Mac16Address AddressOfLid(uint16_t lid);
     static uint16_t LidOfAddress(const Address& address);
+    /// Data packets that arrived with FECN set.
+    uint64_t GetFecnReceived() const;
+    /// Congestion notification packets (BECN) sent.
+    uint64_t GetBecnSent() const;
 
   protected:
     void DoDispose() override;
@@ -67,6 +79,8 @@ class IbHcaDevice : public IbNetDevice
     std::unordered_map<uint32_t, uint8_t> m_slOfQp;
     std::vector<bool> m_staged; //!< per VL: a data packet from the transport waits
     EventId m_wake;
+    uint64_t m_fecnReceived{0};
+    uint64_t m_becnSent{0};
 };
 
 } // namespace ns3

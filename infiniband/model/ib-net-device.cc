@@ -659,6 +659,14 @@ IbNetDevice::GetQueuedBytes(uint8_t vl) const
     return m_vls[vl].queuedBytes;
 }
 
+bool
+IbNetDevice::IsCreditStarved(uint8_t vl) const
+{
+    CheckVl(vl);
+    const Vl& v = m_vls[vl];
+    return !v.queue.empty() && !IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks);
+}
+
 uint64_t
 IbNetDevice::GetTxPackets() const
 {

@@ -117,6 +117,9 @@ class IbNetDevice : public NetDevice
     uint16_t GetAdvertisedLimit(uint8_t vl) const;
 
     uint64_t GetQueuedBytes(uint8_t vl) const;
+    /// Whether a VL's head packet waits for credits (the port is a victim of congestion
+    /// further on rather than its root).
+    bool IsCreditStarved(uint8_t vl) const;
     uint64_t GetTxPackets() const;
     uint64_t GetTxBytes() const;
     uint64_t GetRxPackets() const;

@@ -6,8 +6,11 @@
 #include "lrh-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/bth-header.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -29,7 +32,41 @@ IbSwitch::GetTypeId()
                           "From a packet's first byte in to its first byte out, unloaded",
                           TimeValue(NanoSeconds(130)),
                           MakeTimeAccessor(&IbSwitch::m_latency),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            // SwitchCongestionSetting.Threshold: 0 = off, 1 loose .. 15 aggressive; OpenSM
+            // leaves congestion control off (infiniband.md 2.1). Level t = (16 - t) largest
+            // packets: the reference's linear scale with one MTU at 15 (6.8; unverified).
+            .AddAttribute("CcThreshold",
+                          "FECN marking threshold, 0 (off) or 1 (loose) to 15 (aggressive): "
+                          "an output VL queue of (16 - level) largest packets",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccThreshold),
+                          MakeUintegerChecker<uint8_t>(0, 15))
+            .AddAttribute("CcThresholdBytes",
+                          "With CcThreshold > 0: the queue bytes that start marking instead of "
+                          "the level's (0: the level's)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccThresholdBytes),
+                          MakeUintegerChecker<uint32_t>())
+            // Marking_Rate, "mean packets between marks" (infiniband.md 2.1); 0 marks every
+            // eligible packet, as the reference's default one in one (6.8).
+            .AddAttribute("CcMarkingRate",
+                          "Eligible packets left unmarked between two FECN marks",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccMarkingRate),
+                          MakeUintegerChecker<uint16_t>())
+            // Packet_Size 8 credits (infiniband.md 6.8, Gran et al.): ACKs are never marked.
+            .AddAttribute("CcPacketSize",
+                          "Smallest packet, in credits, that may be marked",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&IbSwitch::m_ccPacketSize),
+                          MakeUintegerChecker<uint8_t>())
+            // Victim_Mask 0 (infiniband.md 2.1): only roots of congestion mark.
+            .AddAttribute("CcMarkVictims",
+                          "Mark also on an output VL whose head packet waits for credits",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&IbSwitch::m_ccMarkVictims),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -53,6 +90,7 @@ IbSwitch::AddPort(Ptr<IbNetDevice> port)
         row.resize(row.size() + 16, PORT_TABLE);
     }
     m_sl2vl.emplace_back(m_ports.size() * 16, PORT_TABLE);
+    m_unmarked.resize(m_ports.size() * 16, 0);
     port->SetRxHandler(Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t, uint32_t, Time>(
         [this, in](Ptr<IbNetDevice>, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail) {
             Arrived(in, p, vl, blocks, tail);
@@ -181,17 +219,57 @@ IbSwitch::Forward(uint32_t in,
                   uint8_t outVl)
 {
     Ptr<IbNetDevice> port = m_ports[out];
-    if (outVl != inVl)
+    const bool mark = MarkFecn(out, outVl, blocks);
+    if (outVl != inVl || mark)
     {
         LrhHeader lrh; // the LRH carries the VL the packet arrived on
         p->RemoveHeader(lrh);
         lrh.SetVl(outVl);
+        if (mark)
+        {
+            BthHeader bth; // LRH then BTH: no GRH inside a subnet
+            p->RemoveHeader(bth);
+            bth.SetFecn(true);
+            p->AddHeader(bth);
+        }
         p->AddHeader(lrh);
     }
     ++m_forwarded;
     // The meta word says which input buffer to free when the packet's last byte leaves:
     // input VL (4 bits) and blocks (up to 2048, 12 bits); the input port is bound in Left.
     port->Enqueue(p, outVl, (uint32_t(in) << 16) | (uint32_t(inVl) << 12) | blocks);
+}
+
+bool
+IbSwitch::MarkFecn(uint32_t out, uint8_t vl, uint32_t blocks)
+{
+    if (m_ccThreshold == 0 || blocks < m_ccPacketSize)
+    {
+        return false;
+    }
+    const Ptr<IbNetDevice>& port = m_ports[out];
+    const uint64_t threshold = m_ccThresholdBytes > 0
+                                   ? m_ccThresholdBytes
+                                   : uint64_t(16 - m_ccThreshold) * port->GetMaxPacketBytes();
+    if (port->GetQueuedBytes(vl) < threshold || (!m_ccMarkVictims && port->IsCreditStarved(vl)))
+    {
+        return false;
+    }
+    uint16_t& skip = m_unmarked[out * 16 + vl];
+    if (skip > 0)
+    {
+        --skip;
+        return false;
+    }
+    skip = m_ccMarkingRate;
+    ++m_fecnMarked;
+    return true;
+}
+
+uint64_t
+IbSwitch::GetFecnMarked() const
+{
+    return m_fecnMarked;
 }
 
 void
