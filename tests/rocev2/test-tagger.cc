@@ -8,6 +8,7 @@
  */
 
 #include "ns3/core-module.h"
+#include "ns3/deadlock-detector.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/fabric-topology.h"
@@ -16,6 +17,7 @@
 #include "ns3/udp-header.h"
 #include "ns3/vlan-tag.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <set>
 #include <vector>
@@ -378,4 +380,53 @@ TEST(TaggerScenario, PausesFollowTheClassOfEachHop)
     EXPECT_GE(retagged, 8u * 1024 * 1024 / 4096);
     EXPECT_EQ(drops, 0u);
     EXPECT_EQ(delivered, 2u * 8 * 1024 * 1024);
+}
+
+TEST(TaggerScenario, TheDetectorNamesEachQueueByTheClassItsPacketsArrivedIn)
+{
+    // A routing loop between leaf L and spine s1, with L's rules sending bounced packets of
+    // priority 3 to 4 and of 4 back to 3 (a misconfiguration: no class order): a packet from
+    // a (on s0) to d circles L -> s1 -> L ..., changing class at every pass through L. PFC
+    // closes one cycle across both classes. Each waiting queue is an ingress queue named by the
+    // priority its packets arrived with, so the cycle alternates classes on its four queues.
+    Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue((1u << 3) | (1u << 4)));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(4 * 1024 * 1024));
+    std::vector<DeadlockDetector::Report> reports;
+    {
+        FabricTopology topo = LeafUnderTwoSpines();
+        const uint32_t leaf = 0;
+        const uint32_t s0 = 1;
+        const uint32_t s1 = 2;
+        AddHost(topo, "a", s0); // host 0, s0's port 1
+        AddHost(topo, "d", s0); // host 1, s0's port 2
+        EcmpRouteTable routes;
+        routes.ClearAll(topo);
+        routes.SetNextHops(s0, 1, {0}); // d (host 1) through L
+        routes.SetNextHops(leaf, 1, {1});
+        routes.SetNextHops(s1, 1, {0}); // and back: the loop
+        routes.SetNextHops(s0, 0, {1});
+        RoceFabricHelper fabric;
+        fabric.SetInstallInternetStack(false);
+        fabric.Build(topo, routes);
+        fabric.GetSwitch(0)->SetAttribute("BounceRules", StringValue("3:34,4:26"));
+        Ptr<DeadlockDetector> det = CreateObject<DeadlockDetector>();
+        det->Install(fabric, topo);
+        auto [tx, rx] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
+                                                fabric.GetHostAddress(0),
+                                                fabric.GetEngine(1),
+                                                fabric.GetHostAddress(1));
+        tx->PostWrite(16 * 1024 * 1024, false, 0, 0);
+        Simulator::Stop(MilliSeconds(3));
+        Simulator::Run();
+        reports = det->GetReports();
+        Simulator::Destroy();
+    }
+    Config::Reset();
+    ASSERT_EQ(reports.size(), 1u);
+    std::vector<std::string> cycle = reports[0].cycle;
+    ASSERT_EQ(cycle.size(), 4u);
+    std::rotate(cycle.begin(), std::find(cycle.begin(), cycle.end(), "L:1:4"), cycle.end());
+    // L's queue from s1 of priority 4 goes out in class 3 and waits for s1's queue of 3, whose
+    // packets go back in 3 to L's queue of 3, which go out in 4 to s1's queue of 4, and around.
+    EXPECT_EQ(cycle, (std::vector<std::string>{"L:1:4", "s1:0:3", "L:1:3", "s1:0:4"}));
 }
