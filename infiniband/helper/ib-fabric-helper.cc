@@ -27,6 +27,12 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
     const uint32_t nHosts = topology.GetNHosts();
     // Unicast LIDs are 0x0001-0xBFFF (IBTA 4.1.3).
     NS_ABORT_MSG_IF(nHosts > 0xBFFF, "too many hosts for the unicast LID space");
+    // Routes first: an engine that cannot route this topology throws before anything is built.
+    if (!m_routing)
+    {
+        m_routing = CreateObject<IbRouting>();
+    }
+    m_routing->Compute(topology, &routes);
 
     std::vector<Ptr<Node>> nodes(nNodes);
     std::vector<int32_t> switchIndex(nNodes, -1);
@@ -99,13 +105,29 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
         Ptr<IbSwitch> sw = m_switches[switchIndex[n]];
         for (uint32_t h = 0; h < nHosts; ++h)
         {
-            const std::vector<uint16_t>& hops = routes.GetNextHops(n, h);
-            if (!hops.empty())
+            const int32_t port = m_routing->GetPort(n, h);
+            if (port >= 0)
             {
-                sw->SetRoute(LidOfHost(h), hops[LidOfHost(h) % hops.size()]);
+                sw->SetRoute(LidOfHost(h), port);
             }
         }
     }
+}
+
+void
+IbFabricHelper::SetRoutingEngine(IbRouting::Engine engine)
+{
+    if (!m_routing)
+    {
+        m_routing = CreateObject<IbRouting>();
+    }
+    m_routing->SetEngine(engine);
+}
+
+Ptr<IbRouting>
+IbFabricHelper::GetRouting() const
+{
+    return m_routing;
 }
 
 uint32_t
