@@ -72,6 +72,7 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
             nodes[n]->AddDevice(dev);
             ports[n].push_back(dev);
             m_ports.push_back(dev);
+            m_portNames.push_back(topology.GetNode(n).name + "-" + std::to_string(p));
             if (switchIndex[n] >= 0)
             {
                 m_switches[switchIndex[n]]->AddPort(dev);
@@ -209,6 +210,26 @@ IbFabricHelper::GetUnroutable() const
         n += sw->GetUnroutable();
     }
     return n;
+}
+
+uint32_t
+IbFabricHelper::EnablePcap(const std::string& dir)
+{
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        auto writer = Create<IbPcapWriter>(dir + "/" + m_portNames[i] + ".pcap");
+        m_ports[i]->TraceConnectWithoutContext(
+            "Sniffer",
+            MakeCallback(&IbPcapWriter::Write, PeekPointer(writer)));
+        m_pcapWriters.push_back(writer);
+    }
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+const std::string&
+IbFabricHelper::GetPortName(uint32_t i) const
+{
+    return m_portNames.at(i);
 }
 
 } // namespace ns3

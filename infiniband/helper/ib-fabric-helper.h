@@ -8,6 +8,7 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/ib-channel.h"
 #include "ns3/ib-hca-device.h"
+#include "ns3/ib-pcap-writer.h"
 #include "ns3/ib-routing.h"
 #include "ns3/ib-switch.h"
 #include "ns3/node-container.h"
@@ -57,6 +58,16 @@ class IbFabricHelper
     uint64_t GetCreditOverruns() const;
     /// Packets switches discarded for an unknown destination LID.
     uint64_t GetUnroutable() const;
+    /**
+     * \brief Capture every port, both directions, data and flow-control packets, into
+     * DIR/<node>-<port>.pcap (node names from the topology, ports from 0), readable by
+     * Wireshark/tshark as InfiniBand (IbPcapWriter: ERF records of type INFINIBAND and
+     * INFINIBAND_LINK). Aborts if a file cannot be written.
+     * \return the number of files
+     */
+    uint32_t EnablePcap(const std::string& dir);
+    /// The name of a port as in the pcap files: "<node>-<port>", by GetPorts() index.
+    const std::string& GetPortName(uint32_t i) const;
 
   private:
     std::vector<Ptr<IbHcaDevice>> m_hcas;
@@ -65,6 +76,8 @@ class IbFabricHelper
     std::vector<Ptr<IbNetDevice>> m_ports;
     NodeContainer m_hostNodes;
     Ptr<IbRouting> m_routing;
+    std::vector<std::string> m_portNames; //!< by m_ports index
+    std::vector<Ptr<IbPcapWriter>> m_pcapWriters;
 };
 
 } // namespace ns3

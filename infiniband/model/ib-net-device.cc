@@ -79,7 +79,11 @@ IbNetDevice::GetTypeId()
             .AddTraceSource("Tx",
                             "A data packet starts on the wire",
                             MakeTraceSourceAccessor(&IbNetDevice::m_txTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "A data or link packet the port starts sending or starts receiving",
+                            MakeTraceSourceAccessor(&IbNetDevice::m_snifferTrace),
+                            "ns3::IbNetDevice::SnifferTracedCallback");
     return tid;
 }
 
@@ -272,6 +276,7 @@ IbNetDevice::SendFlowControl(uint8_t vl)
     p->AddHeader(fc);
     m_busy = true;
     ++m_fcSent;
+    m_snifferTrace(p, true);
     const Time tx = m_rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + m_framing);
     m_channel->Transmit(p, this, tx, true);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, 0, false);
@@ -291,6 +296,7 @@ IbNetDevice::StartData(uint8_t vl)
     ++m_txPackets;
     m_txBytes += size;
     m_txTrace(e.p);
+    m_snifferTrace(e.p, false);
     const Time tx = GetTxTime(size);
     m_channel->Transmit(e.p, this, tx, false);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, e.meta, true);
@@ -368,6 +374,7 @@ IbNetDevice::EndStall(uint8_t vl)
 void
 IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
 {
+    m_snifferTrace(p, link);
     if (link)
     {
         ++m_fcReceived;

@@ -115,6 +115,9 @@ class IbNetDevice : public NetDevice
 
     /// Signature of the CreditStall trace: the VL and how long it waited.
     typedef void (*CreditStallTracedCallback)(uint8_t vl, Time waited);
+    /// Signature of the Sniffer trace: a packet the port sent or received (a data packet,
+    /// LRH through ICRC, or a flow-control packet) and whether it is a link packet.
+    typedef void (*SnifferTracedCallback)(Ptr<const Packet> p, bool link);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -219,6 +222,7 @@ class IbNetDevice : public NetDevice
     uint64_t m_overruns{0};
     TracedCallback<uint8_t, Time> m_creditStallTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<Ptr<const Packet>, bool> m_snifferTrace;
 };
 
 } // namespace ns3
