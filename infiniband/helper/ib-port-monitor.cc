@@ -30,76 +30,64 @@ IbPortMonitor::Install(const IbFabricHelper& fabric)
     Start();
 }
 
-std::vector<std::vector<IbPortMonitor::Snapshot>>
+IbPortMonitor::State
 IbPortMonitor::Take() const
 {
-    std::vector<std::vector<Snapshot>> all(m_ports.size());
+    State state{Simulator::Now(), std::vector<std::vector<Snapshot>>(m_ports.size()), {}};
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
         const Ptr<IbNetDevice>& p = m_ports[i];
         for (uint8_t vl = 0; vl < p->GetNDataVls(); ++vl)
         {
-            all[i].push_back({p->GetVlTxBytes(vl),
-                              p->GetVlRxBytes(vl),
-                              p->GetVlTxPackets(vl),
-                              p->GetVlRxPackets(vl),
-                              p->GetVlTxTime(vl),
-                              p->GetCreditWaitTime(vl),
-                              p->GetArbitrationWaitTime(vl)});
+            state.vls[i].push_back({p->GetVlTxBytes(vl),
+                                    p->GetVlRxBytes(vl),
+                                    p->GetVlTxPackets(vl),
+                                    p->GetVlRxPackets(vl),
+                                    p->GetVlTxTime(vl),
+                                    p->GetCreditWaitTime(vl),
+                                    p->GetArbitrationWaitTime(vl)});
         }
+        state.xmitWait.push_back(p->GetXmitWaitTime());
     }
-    return all;
+    return state;
 }
 
 void
 IbPortMonitor::Start()
 {
-    m_startTime = Simulator::Now();
     m_start = Take();
-    m_startXmitWait.clear();
-    for (const auto& p : m_ports)
-    {
-        m_startXmitWait.push_back(p->GetXmitWaitTime());
-    }
     m_stopped = false;
 }
 
 void
 IbPortMonitor::Stop()
 {
-    m_stopTime = Simulator::Now();
     m_stop = Take();
-    m_stopXmitWait.clear();
-    for (const auto& p : m_ports)
-    {
-        m_stopXmitWait.push_back(p->GetXmitWaitTime());
-    }
     m_stopped = true;
 }
 
 Time
 IbPortMonitor::GetInterval() const
 {
-    return (m_stopped ? m_stopTime : Simulator::Now()) - m_startTime;
+    return (m_stopped ? m_stop.at : Simulator::Now()) - m_start.at;
 }
 
 std::vector<IbPortMonitor::Row>
 IbPortMonitor::GetRows() const
 {
-    const auto end = m_stopped ? m_stop : Take();
-    const double span = GetInterval().GetSeconds();
+    const State end = m_stopped ? m_stop : Take();
+    const double span = (end.at - m_start.at).GetSeconds();
     std::vector<Row> rows;
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
-        const Time xmitWait =
-            (m_stopped ? m_stopXmitWait[i] : m_ports[i]->GetXmitWaitTime()) - m_startXmitWait[i];
+        const Time xmitWait = end.xmitWait[i] - m_start.xmitWait[i];
         Row all{m_names[i], -1, 0, 0, 0, 0, xmitWait, Time(0), Time(0), 0};
         std::vector<Row> vls;
         Time busy;
-        for (uint32_t vl = 0; vl < end[i].size(); ++vl)
+        for (uint32_t vl = 0; vl < end.vls[i].size(); ++vl)
         {
-            const Snapshot& a = m_start[i][vl];
-            const Snapshot& b = end[i][vl];
+            const Snapshot& a = m_start.vls[i][vl];
+            const Snapshot& b = end.vls[i][vl];
             Row r{m_names[i],
                   static_cast<int>(vl),
                   (b.txBytes - a.txBytes) / 4,

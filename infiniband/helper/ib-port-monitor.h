@@ -85,17 +85,20 @@ class IbPortMonitor
         Time arbitrationWait;
     };
 
-    /// Per port: one snapshot per data VL, then the port's PortXmitWait.
-    std::vector<std::vector<Snapshot>> Take() const;
+    /** Every port's counters at one moment. */
+    struct State
+    {
+        Time at;
+        std::vector<std::vector<Snapshot>> vls; //!< per port, per data VL
+        std::vector<Time> xmitWait;             //!< per port: PortXmitWait
+    };
+
+    State Take() const;
 
     std::vector<Ptr<IbNetDevice>> m_ports;
     std::vector<std::string> m_names;
-    std::vector<std::vector<Snapshot>> m_start;
-    std::vector<Time> m_startXmitWait;
-    std::vector<std::vector<Snapshot>> m_stop;
-    std::vector<Time> m_stopXmitWait;
-    Time m_startTime;
-    Time m_stopTime;
+    State m_start;
+    State m_stop;
     bool m_stopped{false};
 };
 

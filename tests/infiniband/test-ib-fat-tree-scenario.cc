@@ -52,6 +52,30 @@ struct Result
     uint32_t maxFlowsPerLink; //!< what the routing predicts
 };
 
+/// Host i sends to host (i + shift) mod n.
+std::vector<uint32_t>
+ShiftDestinations(uint32_t n, uint32_t shift)
+{
+    std::vector<uint32_t> dst(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        dst[i] = (i + shift) % n;
+    }
+    return dst;
+}
+
+/// The (source, destination) pairs of a permutation.
+std::vector<std::pair<uint32_t, uint32_t>>
+Flows(const std::vector<uint32_t>& dst)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> flows;
+    for (uint32_t i = 0; i < dst.size(); ++i)
+    {
+        flows.emplace_back(i, dst[i]);
+    }
+    return flows;
+}
+
 Result
 RunPermutation(const std::vector<uint32_t>& dst, IbRouting::Engine engine)
 {
@@ -64,13 +88,8 @@ RunPermutation(const std::vector<uint32_t>& dst, IbRouting::Engine engine)
     fabric.SetRoutingEngine(engine);
     fabric.Build(topo, EcmpRouteTable(topo));
 
-    std::vector<std::pair<uint32_t, uint32_t>> flows;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        flows.emplace_back(i, dst[i]);
-    }
     Result r{};
-    r.maxFlowsPerLink = fabric.GetRouting()->GetMaxFlowsPerLink(flows);
+    r.maxFlowsPerLink = fabric.GetRouting()->GetMaxFlowsPerLink(Flows(dst));
 
     // The last hop of every host: its edge switch's port.
     std::vector<PortLog> logs(n);
@@ -141,12 +160,7 @@ TEST_F(IbFatTreeScenario, FtreeRunsAShiftPermutationAtFullBisection)
 {
     // Shift by 20: every flow leaves its pod (16 hosts per pod), crossing the core.
     const uint32_t n = K * K * K / 4;
-    std::vector<uint32_t> dst(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        dst[i] = (i + 20) % n;
-    }
-    const Result r = RunPermutation(dst, IbRouting::FTREE);
+    const Result r = RunPermutation(ShiftDestinations(n, 20), IbRouting::FTREE);
     RecordProperty("shift_steady", std::to_string(r.steady));
     RecordProperty("shift_completion", std::to_string(r.completion));
     std::cout << "ftree shift-20: receiver links busy " << r.steady * 100
@@ -170,24 +184,14 @@ TEST_F(IbFatTreeScenario, MinhopSlowsTheShiftItsRoutesCollideOn)
     uint32_t worst = 0;
     for (uint32_t shift = 16; shift <= n - 16; ++shift)
     {
-        std::vector<std::pair<uint32_t, uint32_t>> flows;
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            flows.emplace_back(i, (i + shift) % n);
-        }
-        const uint32_t most = minhop->GetMaxFlowsPerLink(flows);
+        const uint32_t most = minhop->GetMaxFlowsPerLink(Flows(ShiftDestinations(n, shift)));
         if (most > worst)
         {
             worst = most;
             worstShift = shift;
         }
     }
-    std::vector<uint32_t> dst(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        dst[i] = (i + worstShift) % n;
-    }
-    const Result r = RunPermutation(dst, IbRouting::MINHOP);
+    const Result r = RunPermutation(ShiftDestinations(n, worstShift), IbRouting::MINHOP);
     RecordProperty("minhop_shift", std::to_string(worstShift));
     RecordProperty("minhop_shift_steady", std::to_string(r.steady));
     std::cout << "minhop shift-" << worstShift << ": up to " << r.maxFlowsPerLink
