@@ -6,11 +6,13 @@
 // descending; ftree makes every shift permutation contention-free (D-mod-K); the dump and the
 // link subscription have OpenSM's shape.
 
+#include "ns3/clos-builder.h"
 #include "ns3/config.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/enum.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/ib-routing.h"
+#include "ns3/leaf-spine-builder.h"
 #include "ns3/string.h"
 
 #include <gtest/gtest.h>
@@ -47,9 +49,14 @@ Shift(uint32_t nHosts, uint32_t shift)
 
 } // namespace
 
-TEST(IbRouting, EveryLidIsReachableFromEverySwitchOverAMinimalPath)
+namespace
 {
-    const FabricTopology topo = FatTreeBuilder(4).Build();
+
+/// Every switch routes every LID through one of its min-hop ports, and every route has the
+/// fewest hops.
+void
+CheckMinimalAndComplete(const FabricTopology& topo)
+{
     const EcmpRouteTable shortest(topo);
     for (IbRouting::Engine engine : ENGINES)
     {
@@ -84,6 +91,32 @@ TEST(IbRouting, EveryLidIsReachableFromEverySwitchOverAMinimalPath)
                 EXPECT_EQ(path.size(), shortest.GetHopCount(topo.GetHosts()[s], d));
             }
         }
+    }
+}
+
+} // namespace
+
+TEST(IbRouting, EveryLidIsReachableFromEverySwitchOverAMinimalPath)
+{
+    CheckMinimalAndComplete(FatTreeBuilder(4).Build());
+}
+
+TEST(IbRouting, EveryEngineRoutesALeafSpineWithParallelLinksAndAThreeTierClos)
+{
+    {
+        SCOPED_TRACE("leaf-spine");
+        CheckMinimalAndComplete(LeafSpineBuilder(4, 2, 4).SetParallelLinks(2).Build());
+    }
+    {
+        SCOPED_TRACE("Clos");
+        CheckMinimalAndComplete(ClosBuilder().SetPods(2).SetHostsPerTor(2).Build());
+    }
+    // ftree spreads a leaf's hosts over the parallel links too: no shift collides.
+    const FabricTopology topo = LeafSpineBuilder(4, 2, 4).SetParallelLinks(2).Build();
+    Ptr<IbRouting> r = Route(topo, IbRouting::FTREE);
+    for (uint32_t shift = 1; shift < 16; ++shift)
+    {
+        EXPECT_EQ(r->GetMaxFlowsPerLink(Shift(16, shift)), 1u) << "shift " << shift;
     }
 }
 
