@@ -14,6 +14,7 @@
 #include "ns3/deadlock-detector.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/flow-labels.h"
+#include "ns3/ns3-argument-validator.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
@@ -141,6 +142,23 @@ main(int argc, char* argv[])
     }
     for (const auto& [name, value] : s.attributes)
     {
+        // Check the value as the command line does: ns-3's own parsers abort on a malformed
+        // value (e.g. "4MiB" for an integer) instead of reporting it.
+        try
+        {
+            Ns3ArgumentValidator::CheckAttribute(name, value);
+        }
+        catch (const InputError& e)
+        {
+            std::string what = e.GetWhat();
+            const std::string prefix = "--" + name + ": ";
+            if (what.compare(0, prefix.size(), prefix) == 0)
+            {
+                what = what.substr(prefix.size());
+            }
+            opts.Fail(
+                InputError(what, e.GetExpected()).WithContext(config + ": $.attributes." + name));
+        }
         if (!Config::SetDefaultFailSafe(name, StringValue(value)))
         {
             opts.Fail(InputError(config + ": $.attributes." + name + ": \"" + value +
@@ -150,6 +168,10 @@ main(int argc, char* argv[])
     }
     Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(s.pfcPriorities));
     Config::SetDefault("ns3::RoceNicDevice::Ttl", UintegerValue(s.ttl));
+    if (!s.taggerRules.empty())
+    {
+        Config::SetDefault("ns3::RoceSwitch::BounceRules", StringValue(s.taggerRules));
+    }
     std::string why;
     if (!RdmaCcHelper::Select(s.cc, s.ccPreset, why))
     {
@@ -342,6 +364,15 @@ main(int argc, char* argv[])
     j["collectives"] = colls;
     j["drops"] = fabric.GetDrops();
     j["pfc"] = pfc.ToJson();
+    uint64_t retagged = 0;
+    for (uint32_t i = 0; i < fabric.GetNSwitches(); ++i)
+    {
+        retagged += fabric.GetSwitch(i)->GetRetagged();
+    }
+    if (!s.taggerRules.empty())
+    {
+        j["tagger"] = {{"rules", s.taggerRules}, {"retagged", retagged}};
+    }
     if (detector)
     {
         j["deadlock"] = detector->ToJson();
@@ -384,6 +415,12 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   PFC frames: %llu\n",
                 static_cast<unsigned long long>(drops),
                 static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+    if (!s.taggerRules.empty())
+    {
+        std::printf("# tagger %s: %llu bounced packets retagged\n",
+                    s.taggerRules.c_str(),
+                    static_cast<unsigned long long>(retagged));
+    }
     if (detector)
     {
         std::printf("# deadlocks: %zu (%llu samples of the wait-for graph)\n",

@@ -116,7 +116,11 @@ IbNetDevice::GetTypeId()
             .AddTraceSource("Tx",
                             "A data packet starts on the wire",
                             MakeTraceSourceAccessor(&IbNetDevice::m_txTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "A data or link packet the port starts sending or starts receiving",
+                            MakeTraceSourceAccessor(&IbNetDevice::m_snifferTrace),
+                            "ns3::IbNetDevice::SnifferTracedCallback");
     return tid;
 }
 
@@ -142,6 +146,7 @@ IbNetDevice::Attach(Ptr<IbChannel> channel)
     m_vls.assign(m_nVls, Vl());
     ConfigureArbiter();
     ConfigureSl2Vl();
+    m_vlStats.assign(m_nVls, VlStats());
     m_channel = channel;
     channel->Attach(this);
     return true;
@@ -324,6 +329,7 @@ IbNetDevice::Push(Ptr<Packet> p, uint8_t vl, uint32_t meta)
     Vl& v = m_vls[vl];
     v.queue.push_back({p, meta, GetBlocks(p->GetSize())});
     v.queuedBytes += p->GetSize();
+    AccountWaits();
 }
 
 void
@@ -429,6 +435,7 @@ IbNetDevice::SendFlowControl(uint8_t vl)
     p->AddHeader(fc);
     m_busy = true;
     ++m_fcSent;
+    m_snifferTrace(p, true);
     const Time tx = m_rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + m_framing);
     m_channel->Transmit(p, this, tx, true);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, 0, false);
@@ -448,7 +455,14 @@ IbNetDevice::StartData(uint8_t vl)
     ++m_txPackets;
     m_txBytes += size;
     m_txTrace(e.p);
+    m_snifferTrace(e.p, false);
     const Time tx = GetTxTime(size);
+    VlStats& st = m_vlStats[vl];
+    ++st.txPackets;
+    st.txBytes += size;
+    st.txTime += tx;
+    m_txVl = vl;
+    AccountWaits();
     m_channel->Transmit(e.p, this, tx, false);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, e.meta, true);
 }
@@ -483,6 +497,8 @@ IbNetDevice::TransmitDone(uint32_t meta, bool data)
     m_busy = false;
     if (data)
     {
+        m_txVl = NO_VL;
+        AccountWaits();
         Sent(meta);
     }
     TryTransmit();
@@ -525,6 +541,7 @@ IbNetDevice::EndStall(uint8_t vl)
 void
 IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
 {
+    m_snifferTrace(p, link);
     if (link)
     {
         ++m_fcReceived;
@@ -537,6 +554,7 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
         }
         Vl& v = m_vls[vl];
         v.fccl = fc.GetFccl();
+        AccountWaits();
         // The peer's transmitter has sent FCTBS blocks, all of which arrived before this
         // packet or were lost: ABR takes its value (IBTA 7.9.4), healing any loss.
         v.abr = fc.GetFctbs();
@@ -563,6 +581,8 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
     Vl& v = m_vls[vl];
     v.abr = IbCredits::Add(v.abr, blocks);
     v.used += blocks;
+    ++m_vlStats[vl].rxPackets;
+    m_vlStats[vl].rxBytes += p->GetSize();
     MarkActive(v);
     ++m_rxPackets;
     if (m_rxHandler.IsNull())
@@ -708,6 +728,106 @@ IbNetDevice::GetCreditStallTime(uint8_t vl) const
 {
     CheckVl(vl);
     return m_vls[vl].stalled;
+}
+
+void
+IbNetDevice::AccountWaits()
+{
+    const Time now = Simulator::Now();
+    const Time elapsed = now - m_accountedAt;
+    m_accountedAt = now;
+    bool queued = false;
+    for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
+    {
+        VlStats& st = m_vlStats[vl];
+        if (st.wait == CREDIT_WAIT)
+        {
+            st.creditWait += elapsed;
+        }
+        else if (st.wait == ARBITRATION_WAIT)
+        {
+            st.arbitrationWait += elapsed;
+        }
+        const Vl& v = m_vls[vl];
+        queued = queued || !v.queue.empty();
+        if (v.queue.empty() || vl == m_txVl)
+        {
+            st.wait = NOT_WAITING;
+        }
+        else
+        {
+            st.wait = IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks) ? ARBITRATION_WAIT
+                                                                                  : CREDIT_WAIT;
+        }
+    }
+    if (m_xmitWaiting)
+    {
+        m_xmitWait += elapsed;
+    }
+    m_xmitWaiting = queued && m_txVl == NO_VL;
+}
+
+Time
+IbNetDevice::Pending(bool holds) const
+{
+    return holds ? Simulator::Now() - m_accountedAt : Time(0);
+}
+
+uint64_t
+IbNetDevice::GetVlTxPackets(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txPackets;
+}
+
+uint64_t
+IbNetDevice::GetVlTxBytes(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txBytes;
+}
+
+uint64_t
+IbNetDevice::GetVlRxPackets(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].rxPackets;
+}
+
+uint64_t
+IbNetDevice::GetVlRxBytes(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].rxBytes;
+}
+
+Time
+IbNetDevice::GetVlTxTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txTime;
+}
+
+Time
+IbNetDevice::GetCreditWaitTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    const VlStats& st = m_vlStats[vl];
+    return st.creditWait + Pending(st.wait == CREDIT_WAIT);
+}
+
+Time
+IbNetDevice::GetArbitrationWaitTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    const VlStats& st = m_vlStats[vl];
+    return st.arbitrationWait + Pending(st.wait == ARBITRATION_WAIT);
+}
+
+Time
+IbNetDevice::GetXmitWaitTime() const
+{
+    return m_xmitWait + Pending(m_xmitWaiting);
 }
 
 void

@@ -132,8 +132,27 @@ class IbNetDevice : public NetDevice
     /// The port's VL arbiter (tables as configured).
     const IbVlArbiter& GetVlArbiter() const;
 
+    // Observability (perfquery/ibdiagnet counters, shared/reference/infiniband.md 5), kept
+    // always: per VL the data packets and bytes (LRH through ICRC) sent and received, their
+    // wire time, and how long the VL had a packet queued that it could not send, split into
+    // waiting for credits (its head packet lacked them) and losing arbitration (it had them
+    // while the port sent another VL's packet or a link packet); per port, how long it had
+    // data queued while no data packet was on the wire (PortXmitWait).
+    uint64_t GetVlTxPackets(uint8_t vl) const;
+    uint64_t GetVlTxBytes(uint8_t vl) const;
+    uint64_t GetVlRxPackets(uint8_t vl) const;
+    uint64_t GetVlRxBytes(uint8_t vl) const;
+    /// Wire time (framing and VCRC included) of the VL's data packets.
+    Time GetVlTxTime(uint8_t vl) const;
+    Time GetCreditWaitTime(uint8_t vl) const;
+    Time GetArbitrationWaitTime(uint8_t vl) const;
+    Time GetXmitWaitTime() const;
+
     /// Signature of the CreditStall trace: the VL and how long it waited.
     typedef void (*CreditStallTracedCallback)(uint8_t vl, Time waited);
+    /// Signature of the Sniffer trace: a packet the port sent or received (a data packet,
+    /// LRH through ICRC, or a flow-control packet) and whether it is a link packet.
+    typedef void (*SnifferTracedCallback)(Ptr<const Packet> p, bool link);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -201,6 +220,32 @@ class IbNetDevice : public NetDevice
         Time stalled;
     };
 
+    /// What a VL's queue is doing, for the wait accounting.
+    enum VlWait : uint8_t
+    {
+        NOT_WAITING,     //!< empty, or its packet is on the wire
+        CREDIT_WAIT,     //!< head packet without credits
+        ARBITRATION_WAIT //!< head packet with credits, the port busy with something else
+    };
+
+    struct VlStats
+    {
+        uint64_t txPackets{0};
+        uint64_t txBytes{0};
+        uint64_t rxPackets{0};
+        uint64_t rxBytes{0};
+        Time txTime;
+        Time creditWait;
+        Time arbitrationWait;
+        VlWait wait{NOT_WAITING};
+    };
+
+    /// Charge the time since the last call to the waits then in force, and re-evaluate them
+    /// (called wherever a queue, a credit limit or the packet on the wire changes).
+    void AccountWaits();
+    /// Time since the last AccountWaits if the condition holds, else 0.
+    Time Pending(bool holds) const;
+
     void SendFlowControl(uint8_t vl);
     void StartData(uint8_t vl);
     void TransmitDone(uint32_t meta, bool data);
@@ -255,6 +300,13 @@ class IbNetDevice : public NetDevice
     uint64_t m_overruns{0};
     TracedCallback<uint8_t, Time> m_creditStallTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<Ptr<const Packet>, bool> m_snifferTrace;
+    static constexpr uint8_t NO_VL = 0xFF;
+    std::vector<VlStats> m_vlStats;
+    uint8_t m_txVl{NO_VL}; //!< the VL whose data packet is on the wire
+    bool m_xmitWaiting{false};
+    Time m_xmitWait;
+    Time m_accountedAt;
 };
 
 } // namespace ns3

@@ -99,7 +99,12 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             ports[n].push_back(dev);
             if (switchIndex[n] >= 0)
             {
-                m_switches[switchIndex[n]]->AddPort(dev);
+                const uint32_t port = m_switches[switchIndex[n]]->AddPort(dev);
+                // Tagger's bounce test: does this port lead up a tier (a leaf's uplink)?
+                const uint32_t peer = topology.GetPeer(n, p).first;
+                m_switches[switchIndex[n]]->SetUpPort(port,
+                                                      topology.GetNode(peer).tier >
+                                                          topology.GetNode(n).tier);
             }
         }
     }
