@@ -3,6 +3,8 @@
  */
 #include "alpha-beta-model.h"
 
+#include "bus-bandwidth.h"
+
 namespace ns3
 {
 
@@ -26,7 +28,7 @@ AlphaBetaModel::RingAllReduceFormula()
 double
 AlphaBetaModel::AllReduceBusFactor(uint32_t n)
 {
-    return 2.0 * (n - 1) / n;
+    return BusBandwidth::Factor(CollectiveOp::ALL_REDUCE, n);
 }
 
 double

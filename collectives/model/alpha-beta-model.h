@@ -37,7 +37,7 @@ class AlphaBetaModel
     /// The formula above, as text for summaries.
     static std::string RingAllReduceFormula();
 
-    /// nccl-tests' busbw factor of all-reduce: 2(n-1)/n.
+    /// nccl-tests' busbw factor of all-reduce, 2(n-1)/n: BusBandwidth::Factor(ALL_REDUCE, n).
     static double AllReduceBusFactor(uint32_t n);
 
     /**
