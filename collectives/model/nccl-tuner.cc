@@ -203,6 +203,14 @@ Log2Floor(uint64_t x)
     return l;
 }
 
+/// A per-channel cap table's entry for the generation and node count.
+double
+PerChannelCap(const std::array<ScaleRow, 4>& table, GpuGeneration generation, uint32_t nNodes)
+{
+    NS_ABORT_MSG_IF(nNodes == 0, "a communicator without nodes");
+    return table[GenerationIndex(generation)][ScaleIndex(nNodes)];
+}
+
 template <size_t N>
 double
 HighestSpeedNotAbove(const std::array<double, N>& speeds, double bw)
@@ -263,22 +271,19 @@ NcclTuner::LlMaxBw(GpuGeneration generation, CpuVendor vendor, uint32_t nNodes)
 double
 NcclTuner::PerChMaxRingLl128Bw(GpuGeneration generation, uint32_t nNodes)
 {
-    NS_ABORT_MSG_IF(nNodes == 0, "a communicator without nodes");
-    return PER_CH_MAX_RING_LL128_BW[GenerationIndex(generation)][ScaleIndex(nNodes)];
+    return PerChannelCap(PER_CH_MAX_RING_LL128_BW, generation, nNodes);
 }
 
 double
 NcclTuner::PerChMaxTreeLl128Bw(GpuGeneration generation, uint32_t nNodes)
 {
-    NS_ABORT_MSG_IF(nNodes == 0, "a communicator without nodes");
-    return PER_CH_MAX_TREE_LL128_BW[GenerationIndex(generation)][ScaleIndex(nNodes)];
+    return PerChannelCap(PER_CH_MAX_TREE_LL128_BW, generation, nNodes);
 }
 
 double
 NcclTuner::PerChMaxTreeBw(GpuGeneration generation, uint32_t nNodes)
 {
-    NS_ABORT_MSG_IF(nNodes == 0, "a communicator without nodes");
-    return PER_CH_MAX_TREE_BW[GenerationIndex(generation)][ScaleIndex(nNodes)];
+    return PerChannelCap(PER_CH_MAX_TREE_BW, generation, nNodes);
 }
 
 double
