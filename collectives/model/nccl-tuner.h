@@ -69,10 +69,11 @@ enum class CpuVendor : uint8_t
  *   A100 12 x 20 = 240 (PCIe: PCI_BW 12);
  * - several nodes: every ring channel leaves a node through one NIC at a speed from
  *   search.cc's inter-node speed table (the largest entry not above the NIC's bandwidth,
- *   speed Mb/s / 8000 as topo.cc reads it: 48 GB/s for a 400 Gb/s NIC), so the total is
- *   NICs per node x that speed, capped by NVLink: the GPU that hands a channel to the NIC
- *   does not send that channel over NVLink, so with a NIC per GPU the NVLink cap is
- *   NVLink x g / (g - 1), else NVLink.
+ *   speed Mb/s / 8000 as topo.cc reads it: 48 GB/s for a 400 Gb/s NIC), as many channels
+ *   of that speed per NIC as fit (one at 400G, two on Hopper at 800G), so the total is
+ *   NICs per node x channels per NIC x speed, capped by NVLink: the GPU that hands a channel
+ *   to the NIC does not send that channel over NVLink, so with a NIC per GPU the NVLink cap
+ *   is NVLink x g / (g - 1), else NVLink.
  * Both the ring and the tree use the same total (NCCL may give the tree more intra-node
  * bandwidth on 2 nodes). Config::graphBusBwGBps replaces the derived total with a measured
  * or logged one (NCCL_DEBUG_SUBSYS=GRAPH prints nChannels and bw).
@@ -115,7 +116,9 @@ class NcclTuner
         /// Ring channels all have the same GPU order (graph->sameChannels), which makes a
         /// broadcast or reduce cost one hop latency instead of nsteps.
         bool sameChannels{true};
-        /// NCCL_ALGO / NCCL_PROTO: which algorithms and protocols may be picked.
+        /// NCCL_ALGO / NCCL_PROTO: which algorithms and protocols may be picked. LL128 is
+        /// further limited to NVLink nodes (NCCL's default; its GPU-NIC path condition, PXN
+        /// on Hopper and later, PXB before, is taken as met).
         bool treeEnabled{true};
         bool ringEnabled{true};
         bool llEnabled{true};
