@@ -168,6 +168,10 @@ main(int argc, char* argv[])
     }
     Config::SetDefault("ns3::RoceNetDevice::PfcEnabled", UintegerValue(s.pfcPriorities));
     Config::SetDefault("ns3::RoceNicDevice::Ttl", UintegerValue(s.ttl));
+    if (!s.taggerRules.empty())
+    {
+        Config::SetDefault("ns3::RoceSwitch::BounceRules", StringValue(s.taggerRules));
+    }
     std::string why;
     if (!RdmaCcHelper::Select(s.cc, s.ccPreset, why))
     {
@@ -360,6 +364,15 @@ main(int argc, char* argv[])
     j["collectives"] = colls;
     j["drops"] = fabric.GetDrops();
     j["pfc"] = pfc.ToJson();
+    uint64_t retagged = 0;
+    for (uint32_t i = 0; i < fabric.GetNSwitches(); ++i)
+    {
+        retagged += fabric.GetSwitch(i)->GetRetagged();
+    }
+    if (!s.taggerRules.empty())
+    {
+        j["tagger"] = {{"rules", s.taggerRules}, {"retagged", retagged}};
+    }
     if (detector)
     {
         j["deadlock"] = detector->ToJson();
@@ -402,6 +415,12 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   PFC frames: %llu\n",
                 static_cast<unsigned long long>(drops),
                 static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+    if (!s.taggerRules.empty())
+    {
+        std::printf("# tagger %s: %llu bounced packets retagged\n",
+                    s.taggerRules.c_str(),
+                    static_cast<unsigned long long>(retagged));
+    }
     if (detector)
     {
         std::printf("# deadlocks: %zu (%llu samples of the wait-for graph)\n",

@@ -78,6 +78,12 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
     const uint32_t nHosts = topology.GetNHosts();
     // Unicast LIDs are 0x0001-0xBFFF (IBTA 4.1.3).
     NS_ABORT_MSG_IF(nHosts > 0xBFFF, "too many hosts for the unicast LID space");
+    // Routes first: an engine that cannot route this topology throws before anything is built.
+    if (!m_routing)
+    {
+        m_routing = CreateObject<IbRouting>();
+    }
+    m_routing->Compute(topology, &routes);
 
     std::vector<Ptr<Node>> nodes(nNodes);
     std::vector<int32_t> switchIndex(nNodes, -1);
@@ -117,6 +123,7 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
             nodes[n]->AddDevice(dev);
             ports[n].push_back(dev);
             m_ports.push_back(dev);
+            m_portNames.push_back(topology.GetNode(n).name + "-" + std::to_string(p));
             if (switchIndex[n] >= 0)
             {
                 m_switches[switchIndex[n]]->AddPort(dev);
@@ -150,10 +157,10 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
         Ptr<IbSwitch> sw = m_switches[switchIndex[n]];
         for (uint32_t h = 0; h < nHosts; ++h)
         {
-            const std::vector<uint16_t>& hops = routes.GetNextHops(n, h);
-            if (!hops.empty())
+            const int32_t port = m_routing->GetPort(n, h);
+            if (port >= 0)
             {
-                sw->SetRoute(LidOfHost(h), hops[LidOfHost(h) % hops.size()]);
+                sw->SetRoute(LidOfHost(h), port);
             }
         }
     }
@@ -246,7 +253,30 @@ IbFabricHelper::GetPathLatency(const FabricTopology& /*topology*/,
 std::map<std::string, uint64_t>
 IbFabricHelper::GetDrops() const
 {
-    return {{"credit_overrun", GetCreditOverruns()}, {"unroutable", GetUnroutable()}};
+    uint64_t vl15 = 0;
+    for (const auto& sw : m_switches)
+    {
+        vl15 += sw->GetSl2VlDrops();
+    }
+    return {{"credit_overrun", GetCreditOverruns()},
+            {"unroutable", GetUnroutable()},
+            {"sl2vl_vl15", vl15}};
+}
+
+void
+IbFabricHelper::SetRoutingEngine(IbRouting::Engine engine)
+{
+    if (!m_routing)
+    {
+        m_routing = CreateObject<IbRouting>();
+    }
+    m_routing->SetEngine(engine);
+}
+
+Ptr<IbRouting>
+IbFabricHelper::GetRouting() const
+{
+    return m_routing;
 }
 
 uint32_t
@@ -366,6 +396,26 @@ IbFabricHelper::GetUnroutable() const
         n += sw->GetUnroutable();
     }
     return n;
+}
+
+uint32_t
+IbFabricHelper::EnablePcap(const std::string& dir)
+{
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        auto writer = Create<IbPcapWriter>(dir + "/" + m_portNames[i] + ".pcap");
+        m_ports[i]->TraceConnectWithoutContext(
+            "Sniffer",
+            MakeCallback(&IbPcapWriter::Write, PeekPointer(writer)));
+        m_pcapWriters.push_back(writer);
+    }
+    return static_cast<uint32_t>(m_ports.size());
+}
+
+const std::string&
+IbFabricHelper::GetPortName(uint32_t i) const
+{
+    return m_portNames.at(i);
 }
 
 } // namespace ns3

@@ -8,6 +8,8 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/ib-channel.h"
 #include "ns3/ib-hca-device.h"
+#include "ns3/ib-pcap-writer.h"
+#include "ns3/ib-routing.h"
 #include "ns3/ib-switch.h"
 #include "ns3/node-container.h"
 #include "ns3/rdma-fabric.h"
@@ -21,26 +23,30 @@ namespace ns3
  * \ingroup infiniband
  * \brief Builds an InfiniBand fabric from a FabricTopology: one HCA per host (LID = host
  * index + 1; LID 0 is reserved), an IbSwitch per switch, an IbChannel per link, and each
- * switch's linear forwarding table from the route table's shortest paths.
- *
- * Where a switch has several shortest next hops to a destination, the LFT takes the one at
- * index DLID mod (their number): D-mod-K, the rule OpenSM's ftree engine follows on fat-trees
- * (shared/reference/infiniband.md 2.2), so destinations spread evenly over the up-links and a
- * shift permutation does not collide.
+ * switch's linear forwarding table computed by an OpenSM routing engine (IbRouting: minhop,
+ * updn or ftree; ns3::IbRouting::Engine or SetRoutingEngine). minhop balances over the given
+ * route table's next hops (its min-hop matrix); updn and ftree derive theirs from the topology.
  *
  * Port attributes come from the ns3::IbNetDevice / ns3::IbHcaDevice defaults; the link rate
  * and delay from the topology.
  *
  * As an RdmaFabric: a data packet costs its payload plus LRH 8, BTH 12, ICRC 4, VCRC 2 and
  * the port's framing (8) on the wire; switches forward cut-through after their
- * SwitchLatency; drops are "credit_overrun" (a packet that arrived without credit) and
- * "unroutable" (no LFT entry for its DLID), both zero in a correct fabric.
+ * SwitchLatency; drops are "credit_overrun" (a packet that arrived without credit),
+ * "unroutable" (no LFT entry for its DLID), both zero in a correct fabric, and "sl2vl_vl15"
+ * (a switch's SL-to-VL table sent the packet to VL15, which means drop).
  */
 class IbFabricHelper : public RdmaFabric
 {
   public:
     IbFabricHelper();
+    /// Build the fabric. Throws std::invalid_argument, before building anything, when the
+    /// routing engine cannot route the topology (ftree on a topology that is not a fat-tree).
     void Build(const FabricTopology& topology, const EcmpRouteTable& routes);
+    /// Choose the routing engine before Build (default: the ns3::IbRouting::Engine attribute).
+    void SetRoutingEngine(IbRouting::Engine engine);
+    /// The LFTs Build computed: dumps, link subscription, paths.
+    Ptr<IbRouting> GetRouting() const;
 
     // RdmaFabric
     std::string GetFabricName() const override;
@@ -76,6 +82,16 @@ class IbFabricHelper : public RdmaFabric
     uint64_t GetCreditOverruns() const;
     /// Packets switches discarded for an unknown destination LID.
     uint64_t GetUnroutable() const;
+    /**
+     * \brief Capture every port, both directions, data and flow-control packets, into
+     * DIR/<node>-<port>.pcap (node names from the topology, ports from 0), readable by
+     * Wireshark/tshark as InfiniBand (IbPcapWriter: ERF records of type INFINIBAND and
+     * INFINIBAND_LINK). Aborts if a file cannot be written.
+     * \return the number of files
+     */
+    uint32_t EnablePcap(const std::string& dir) override;
+    /// The name of a port as in the pcap files: "<node>-<port>", by GetPorts() index.
+    const std::string& GetPortName(uint32_t i) const;
 
     /**
      * \name Buffer sizing for the credit round trip
@@ -106,6 +122,9 @@ class IbFabricHelper : public RdmaFabric
     std::vector<Ptr<IbChannel>> m_channels;
     std::vector<Ptr<IbNetDevice>> m_ports;
     NodeContainer m_hostNodes;
+    Ptr<IbRouting> m_routing;
+    std::vector<std::string> m_portNames; //!< by m_ports index
+    std::vector<Ptr<IbPcapWriter>> m_pcapWriters;
 };
 
 } // namespace ns3

@@ -5,6 +5,8 @@
 
 #include "lrh-header.h"
 
+#include "ns3/abort.h"
+#include "ns3/bth-header.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -97,6 +99,18 @@ IbHcaDevice::SetEngine(Ptr<RdmaEngine> engine, uint16_t lid)
     SetRxHandler(MakeCallback(&IbHcaDevice::Arrived, this));
 }
 
+uint64_t
+IbHcaDevice::GetFecnReceived() const
+{
+    return m_fecnReceived;
+}
+
+uint64_t
+IbHcaDevice::GetBecnSent() const
+{
+    return m_becnSent;
+}
+
 Ptr<RdmaEngine>
 IbHcaDevice::GetEngine() const
 {
@@ -123,10 +137,23 @@ IbHcaDevice::GetServiceLevel(Ptr<const RdmaQueuePair> qp) const
     return it == m_slOfQp.end() ? m_defaultSl : it->second;
 }
 
+uint8_t
+IbHcaDevice::VlOfQp(Ptr<const RdmaQueuePair> qp) const
+{
+    const uint8_t sl = GetServiceLevel(qp);
+    const uint8_t vl = VlOfSl(sl);
+    NS_ABORT_MSG_IF(vl == DROP_VL,
+                    "the HCA with LID " << m_lid << " maps SL " << +sl
+                                        << " to VL15 (drop) in its ns3::IbNetDevice::Sl2Vl: "
+                                           "queue pair "
+                                        << qp->GetQpn() << " on that SL could never send");
+    return vl;
+}
+
 bool
 IbHcaDevice::MayTransmit(Ptr<const RdmaQueuePair> qp) const
 {
-    return !m_staged[VlOfSl(GetServiceLevel(qp))];
+    return !m_staged[VlOfQp(qp)];
 }
 
 void
@@ -150,7 +177,21 @@ IbHcaDevice::AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) cons
 void
 IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* /*echo*/)
 {
-    const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+    uint8_t opcode = 0;
+    p->CopyData(&opcode, 1);
+    if (opcode == IbOpcodeToByte(IbOpcode::CNP))
+    {
+        // The transport's notification point built a RoCEv2 CNP (BTH, 16 reserved bytes,
+        // ICRC); InfiniBand's is BTH opcode 0x80 with BECN and the ICRC only.
+        BthHeader bth;
+        p->RemoveHeader(bth);
+        bth.SetOpcode(IbOpcode::IB_CNP);
+        bth.SetBecn(true);
+        p->RemoveAtEnd(p->GetSize() - 4);
+        p->AddHeader(bth);
+        ++m_becnSent;
+    }
+    const uint8_t vl = VlOfQp(qp);
     AddLrh(p, qp, vl);
     Enqueue(p, vl, 0);
 }
@@ -177,7 +218,7 @@ IbHcaDevice::Refill()
             }
             return;
         }
-        const uint8_t vl = VlOfSl(GetServiceLevel(qp));
+        const uint8_t vl = VlOfQp(qp);
         AddLrh(p, qp, vl);
         m_staged[vl] = true;
         Push(p, vl, DATA | (uint32_t(vl) << 8)); // the caller, TryTransmit, picks next
@@ -210,9 +251,14 @@ IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
     LrhHeader lrh;
     p->RemoveHeader(lrh);
     ReleaseBuffer(vl, blocks);
+    // BTH byte 4, bit 7: FECN (IBTA 9.2; BthHeader).
+    uint8_t bth[5] = {0, 0, 0, 0, 0};
+    p->CopyData(bth, sizeof(bth));
+    const bool fecn = (bth[4] & 0x80) != 0;
+    m_fecnReceived += fecn;
     if (m_engine)
     {
-        m_engine->Receive(p);
+        m_engine->Receive(p, fecn);
     }
 }
 

@@ -19,11 +19,20 @@ namespace ns3
  * same queue pairs, PSNs, ACKs and congestion control RoCEv2 carries) on an IB port.
  *
  * Each transport packet (BTH ... ICRC) gets an LRH with the destination's LID (the QP's peer
- * address, a Mac16Address) and the QP's service level; its VL is the port's for that SL. The
+ * address, a Mac16Address) and the QP's service level; its VL is the port's for that SL (the
+ * Sl2Vl attribute; a QP whose SL the table drops stops the run: it could never send). The
  * port holds at most one data packet per VL taken from the transport, so the transport's
  * round robin over queue pairs and its pacing decide what goes next, and a VL without credits
  * holds back only its own queue pairs. ACKs, NAKs and CNPs travel on their QP's SL. A packet
  * reaches the transport when its last byte has arrived, and its buffer credits return then.
+ *
+ * Congestion control (IBTA Annex A10): a packet that arrives with FECN set reaches the
+ * transport as congestion experienced, so the queue pair's notification point answers it with
+ * a congestion notification packet as on RoCEv2 (at most one per RdmaQueuePair::CnpInterval;
+ * set it to 0 for a BECN per FECN). The port sends it as InfiniBand's CNP: BTH opcode 0x80 with
+ * BECN set and no payload, as Linux hfi1's return_cnp builds it (IBTA 1.3 Table 38, A10.3.2).
+ * The source's congestion control then reacts: the CCT reaction point (RdmaCcIbCct) or
+ * DCQCN driven by FECN marks (RdmaCcDcqcn, as NVIDIA ships on InfiniBand).
  *
  * The host side (TxLatency, RxLatency; infiniband.md 6.7) delays a posted work request before
  * the transport sees it and a completion after the transport produced it (RdmaEngine::
@@ -45,6 +54,10 @@ class IbHcaDevice : public IbNetDevice
     /// The address a queue pair names to reach the port with this LID.
     static Mac16Address AddressOfLid(uint16_t lid);
     static uint16_t LidOfAddress(const Address& address);
+    /// Data packets that arrived with FECN set.
+    uint64_t GetFecnReceived() const;
+    /// Congestion notification packets (BECN) sent.
+    uint64_t GetBecnSent() const;
 
   protected:
     void DoDispose() override;
@@ -52,6 +65,8 @@ class IbHcaDevice : public IbNetDevice
     void Sent(uint32_t meta) override;
 
   private:
+    /// The VL of a queue pair's packets on this port (stops the run if its SL is dropped).
+    uint8_t VlOfQp(Ptr<const RdmaQueuePair> qp) const;
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     void Kick();
     void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
@@ -70,6 +85,8 @@ class IbHcaDevice : public IbNetDevice
     EventId m_wake;
     Time m_txLatency;
     Time m_rxLatency;
+    uint64_t m_fecnReceived{0};
+    uint64_t m_becnSent{0};
 };
 
 } // namespace ns3

@@ -12,7 +12,10 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -72,6 +75,40 @@ IbNetDevice::GetTypeId()
                           TimeValue(NanoSeconds(1234)),
                           MakeTimeAccessor(&IbNetDevice::m_fcRefreshInterval),
                           MakeTimeChecker(NanoSeconds(1)))
+            // OpenSM's default VL arbitration for CAs and switch ports, qos_ca_/qos_swe_
+            // vlarb_high 0:4 and vlarb_low 0:0,1:4,..,14:4 (linux-rdma/opensm
+            // doc/QoS_management_in_OpenSM.txt section 7; infiniband.md 1.2), restricted to the
+            // port's VLs.
+            .AddAttribute(
+                "VlArbHigh",
+                "High-priority VL arbitration table, \"VL:weight,...\" with weights "
+                "in 64-byte credits (0-255, 0 skips), up to 64 entries; \"default\" "
+                "is OpenSM's template (VL0:4) for the port's VLs",
+                StringValue("default"),
+                MakeStringAccessor(&IbNetDevice::SetVlArbHigh, &IbNetDevice::GetVlArbHigh),
+                MakeStringChecker())
+            .AddAttribute("VlArbLow",
+                          "Low-priority VL arbitration table, as VlArbHigh; \"default\" is "
+                          "OpenSM's template (VL0:0, VL1..:4) for the port's VLs",
+                          StringValue("default"),
+                          MakeStringAccessor(&IbNetDevice::SetVlArbLow, &IbNetDevice::GetVlArbLow),
+                          MakeStringChecker())
+            // OpenSM's qos_ca_/qos_swe_high_limit default 0 (same source).
+            .AddAttribute(
+                "VlHighLimit",
+                "High-priority limit in 4 KB units: what the high table may send "
+                "before the low table gets a turn (0 = one packet, 255 = unbounded)",
+                UintegerValue(0),
+                MakeUintegerAccessor(&IbNetDevice::SetVlHighLimit, &IbNetDevice::GetVlHighLimit),
+                MakeUintegerChecker<uint8_t>())
+            // Empty: SL mod NumDataVls, OpenSM's default template (SL n -> VL n, qos_ca_/
+            // qos_swe_sl2vl) folded onto the port's VLs.
+            .AddAttribute("Sl2Vl",
+                          "SL-to-VL table of the port, 16 VLs for SL0..SL15 as OpenSM writes "
+                          "them (\"0,1,0,1,...\"); VL15 drops the SL; empty: SL mod NumDataVls",
+                          StringValue(""),
+                          MakeStringAccessor(&IbNetDevice::SetSl2Vl, &IbNetDevice::GetSl2Vl),
+                          MakeStringChecker())
             .AddTraceSource("CreditStall",
                             "A VL's head packet waited this long for credits",
                             MakeTraceSourceAccessor(&IbNetDevice::m_creditStallTrace),
@@ -79,7 +116,11 @@ IbNetDevice::GetTypeId()
             .AddTraceSource("Tx",
                             "A data packet starts on the wire",
                             MakeTraceSourceAccessor(&IbNetDevice::m_txTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Sniffer",
+                            "A data or link packet the port starts sending or starts receiving",
+                            MakeTraceSourceAccessor(&IbNetDevice::m_snifferTrace),
+                            "ns3::IbNetDevice::SnifferTracedCallback");
     return tid;
 }
 
@@ -103,6 +144,9 @@ bool
 IbNetDevice::Attach(Ptr<IbChannel> channel)
 {
     m_vls.assign(m_nVls, Vl());
+    ConfigureArbiter();
+    ConfigureSl2Vl();
+    m_vlStats.assign(m_nVls, VlStats());
     m_channel = channel;
     channel->Attach(this);
     return true;
@@ -159,6 +203,119 @@ IbNetDevice::CheckVl(uint8_t vl) const
 }
 
 void
+IbNetDevice::SetVlArbHigh(std::string table)
+{
+    m_vlArbHigh = table;
+    ConfigureArbiter();
+}
+
+std::string
+IbNetDevice::GetVlArbHigh() const
+{
+    return m_vlArbHigh;
+}
+
+void
+IbNetDevice::SetVlArbLow(std::string table)
+{
+    m_vlArbLow = table;
+    ConfigureArbiter();
+}
+
+std::string
+IbNetDevice::GetVlArbLow() const
+{
+    return m_vlArbLow;
+}
+
+void
+IbNetDevice::SetVlHighLimit(uint8_t limit)
+{
+    m_vlHighLimit = limit;
+    ConfigureArbiter();
+}
+
+uint8_t
+IbNetDevice::GetVlHighLimit() const
+{
+    return m_vlHighLimit;
+}
+
+void
+IbNetDevice::ConfigureArbiter()
+{
+    if (m_vls.empty())
+    {
+        return; // the VLs come with the link (Attach); the tables are read then
+    }
+    m_arbiter.Configure(
+        IbVlArbiter::Parse("ns3::IbNetDevice::VlArbHigh", m_vlArbHigh, m_nVls, true),
+        IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", m_vlArbLow, m_nVls, false),
+        m_vlHighLimit);
+}
+
+void
+IbNetDevice::SetSl2Vl(std::string table)
+{
+    m_sl2vlText = table;
+    ConfigureSl2Vl();
+}
+
+std::string
+IbNetDevice::GetSl2Vl() const
+{
+    return m_sl2vlText;
+}
+
+void
+IbNetDevice::ConfigureSl2Vl()
+{
+    if (m_vls.empty())
+    {
+        return; // read with the VLs (Attach)
+    }
+    const char* attribute = "ns3::IbNetDevice::Sl2Vl";
+    std::istringstream in(m_sl2vlText);
+    std::string item;
+    uint8_t sl = 0;
+    while (std::getline(in, item, ','))
+    {
+        std::istringstream num(item);
+        int vl = -1;
+        std::string rest;
+        num >> vl;
+        NS_ABORT_MSG_IF(num.fail() || (num >> rest) || vl < 0,
+                        attribute << ": \"" << item << "\" (SL " << +sl << ") is not a VL in \""
+                                  << m_sl2vlText << "\"");
+        NS_ABORT_MSG_IF(sl >= 16,
+                        attribute << ": more than 16 entries (SL0-SL15) in \"" << m_sl2vlText
+                                  << "\"");
+        NS_ABORT_MSG_IF(vl >= m_nVls && vl != DROP_VL,
+                        attribute << ": SL " << +sl << " maps to VL " << vl
+                                  << ", which the port has no buffer for (" << +m_nVls
+                                  << " data VLs, VL0-VL" << m_nVls - 1 << "; VL15 drops)");
+        m_sl2vl[sl++] = static_cast<uint8_t>(vl);
+    }
+    if (sl == 0)
+    {
+        for (uint8_t s = 0; s < 16; ++s)
+        {
+            m_sl2vl[s] = s % m_nVls;
+        }
+        return;
+    }
+    NS_ABORT_MSG_IF(sl != 16,
+                    attribute << ": " << +sl << " entries in \"" << m_sl2vlText
+                              << "\"; the table has one VL for each of SL0-SL15");
+}
+
+const IbVlArbiter&
+IbNetDevice::GetVlArbiter() const
+{
+    return m_arbiter;
+}
+
+void
 IbNetDevice::Enqueue(Ptr<Packet> p, uint8_t vl, uint32_t meta)
 {
     Push(p, vl, meta);
@@ -172,6 +329,7 @@ IbNetDevice::Push(Ptr<Packet> p, uint8_t vl, uint32_t meta)
     Vl& v = m_vls[vl];
     v.queue.push_back({p, meta, GetBlocks(p->GetSize())});
     v.queuedBytes += p->GetSize();
+    AccountWaits();
 }
 
 void
@@ -228,10 +386,10 @@ IbNetDevice::TryTransmit()
     m_picking = true;
     Refill();
     m_picking = false;
-    const uint8_t n = static_cast<uint8_t>(m_vls.size());
-    for (uint8_t k = 1; k <= n; ++k)
+    // Only a VL whose head packet has all its credits may compete (IBTA 7.6.9, 7.9.4).
+    uint16_t eligible = 0;
+    for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
     {
-        const uint8_t vl = (m_rr + k) % n;
         Vl& v = m_vls[vl];
         if (v.queue.empty())
         {
@@ -239,15 +397,20 @@ IbNetDevice::TryTransmit()
         }
         if (IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks))
         {
-            EndStall(vl);
-            m_rr = vl;
-            StartData(vl);
-            return;
+            eligible |= 1U << vl;
         }
-        if (v.stallSince == Time::Min())
+        else if (v.stallSince == Time::Min())
         {
             v.stallSince = now;
         }
+    }
+    const int vl = m_arbiter.Pick(eligible);
+    if (vl >= 0)
+    {
+        EndStall(vl);
+        m_arbiter.Charge(m_vls[vl].queue.front().blocks);
+        StartData(vl);
+        return;
     }
     if (nextFc != Time::Max() && (!m_wake.IsRunning() || m_wake.GetTs() > nextFc.GetTimeStep()))
     {
@@ -272,6 +435,7 @@ IbNetDevice::SendFlowControl(uint8_t vl)
     p->AddHeader(fc);
     m_busy = true;
     ++m_fcSent;
+    m_snifferTrace(p, true);
     const Time tx = m_rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + m_framing);
     m_channel->Transmit(p, this, tx, true);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, 0, false);
@@ -291,7 +455,14 @@ IbNetDevice::StartData(uint8_t vl)
     ++m_txPackets;
     m_txBytes += size;
     m_txTrace(e.p);
+    m_snifferTrace(e.p, false);
     const Time tx = GetTxTime(size);
+    VlStats& st = m_vlStats[vl];
+    ++st.txPackets;
+    st.txBytes += size;
+    st.txTime += tx;
+    m_txVl = vl;
+    AccountWaits();
     m_channel->Transmit(e.p, this, tx, false);
     Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, e.meta, true);
 }
@@ -326,6 +497,8 @@ IbNetDevice::TransmitDone(uint32_t meta, bool data)
     m_busy = false;
     if (data)
     {
+        m_txVl = NO_VL;
+        AccountWaits();
         Sent(meta);
     }
     TryTransmit();
@@ -368,6 +541,7 @@ IbNetDevice::EndStall(uint8_t vl)
 void
 IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
 {
+    m_snifferTrace(p, link);
     if (link)
     {
         ++m_fcReceived;
@@ -380,6 +554,7 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
         }
         Vl& v = m_vls[vl];
         v.fccl = fc.GetFccl();
+        AccountWaits();
         // The peer's transmitter has sent FCTBS blocks, all of which arrived before this
         // packet or were lost: ABR takes its value (IBTA 7.9.4), healing any loss.
         v.abr = fc.GetFctbs();
@@ -406,6 +581,8 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
     Vl& v = m_vls[vl];
     v.abr = IbCredits::Add(v.abr, blocks);
     v.used += blocks;
+    ++m_vlStats[vl].rxPackets;
+    m_vlStats[vl].rxBytes += p->GetSize();
     MarkActive(v);
     ++m_rxPackets;
     if (m_rxHandler.IsNull())
@@ -420,12 +597,6 @@ uint8_t
 IbNetDevice::GetNDataVls() const
 {
     return m_nVls;
-}
-
-uint8_t
-IbNetDevice::VlOfSl(uint8_t sl) const
-{
-    return sl % m_nVls;
 }
 
 uint32_t
@@ -508,6 +679,14 @@ IbNetDevice::GetQueuedBytes(uint8_t vl) const
     return m_vls[vl].queuedBytes;
 }
 
+bool
+IbNetDevice::IsCreditStarved(uint8_t vl) const
+{
+    CheckVl(vl);
+    const Vl& v = m_vls[vl];
+    return !v.queue.empty() && !IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks);
+}
+
 uint64_t
 IbNetDevice::GetTxPackets() const
 {
@@ -549,6 +728,106 @@ IbNetDevice::GetCreditStallTime(uint8_t vl) const
 {
     CheckVl(vl);
     return m_vls[vl].stalled;
+}
+
+void
+IbNetDevice::AccountWaits()
+{
+    const Time now = Simulator::Now();
+    const Time elapsed = now - m_accountedAt;
+    m_accountedAt = now;
+    bool queued = false;
+    for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
+    {
+        VlStats& st = m_vlStats[vl];
+        if (st.wait == CREDIT_WAIT)
+        {
+            st.creditWait += elapsed;
+        }
+        else if (st.wait == ARBITRATION_WAIT)
+        {
+            st.arbitrationWait += elapsed;
+        }
+        const Vl& v = m_vls[vl];
+        queued = queued || !v.queue.empty();
+        if (v.queue.empty() || vl == m_txVl)
+        {
+            st.wait = NOT_WAITING;
+        }
+        else
+        {
+            st.wait = IbCredits::MaySend(v.fccl, v.fctbs, v.queue.front().blocks) ? ARBITRATION_WAIT
+                                                                                  : CREDIT_WAIT;
+        }
+    }
+    if (m_xmitWaiting)
+    {
+        m_xmitWait += elapsed;
+    }
+    m_xmitWaiting = queued && m_txVl == NO_VL;
+}
+
+Time
+IbNetDevice::Pending(bool holds) const
+{
+    return holds ? Simulator::Now() - m_accountedAt : Time(0);
+}
+
+uint64_t
+IbNetDevice::GetVlTxPackets(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txPackets;
+}
+
+uint64_t
+IbNetDevice::GetVlTxBytes(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txBytes;
+}
+
+uint64_t
+IbNetDevice::GetVlRxPackets(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].rxPackets;
+}
+
+uint64_t
+IbNetDevice::GetVlRxBytes(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].rxBytes;
+}
+
+Time
+IbNetDevice::GetVlTxTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vlStats[vl].txTime;
+}
+
+Time
+IbNetDevice::GetCreditWaitTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    const VlStats& st = m_vlStats[vl];
+    return st.creditWait + Pending(st.wait == CREDIT_WAIT);
+}
+
+Time
+IbNetDevice::GetArbitrationWaitTime(uint8_t vl) const
+{
+    CheckVl(vl);
+    const VlStats& st = m_vlStats[vl];
+    return st.arbitrationWait + Pending(st.wait == ARBITRATION_WAIT);
+}
+
+Time
+IbNetDevice::GetXmitWaitTime() const
+{
+    return m_xmitWait + Pending(m_xmitWaiting);
 }
 
 void

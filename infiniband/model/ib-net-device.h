@@ -4,6 +4,8 @@
 #ifndef IB_NET_DEVICE_H
 #define IB_NET_DEVICE_H
 
+#include "ib-vl-arbiter.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/mac16-address.h"
@@ -12,6 +14,7 @@
 #include "ns3/traced-callback.h"
 
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -43,7 +46,10 @@ class IbChannel;
  * packet arriving without credit would overrun the buffer: it is counted
  * (GetCreditOverruns) and discarded; a correct sender never causes one.
  *
- * VL arbitration is round robin over the data VLs whose head packet has credits.
+ * Among the data VLs whose head packet has all its credits, an IbVlArbiter picks the next
+ * (IBTA 7.6.9): the high- and low-priority weighted round-robin tables VlArbHigh and VlArbLow
+ * and the high-priority limit VlHighLimit, by default OpenSM's (high VL0:4; low VL0:0, VL1..:4;
+ * limit 0: VL0 and the other VLs take turns packet by packet). Flow-control packets go first.
  */
 class IbNetDevice : public NetDevice
 {
@@ -79,9 +85,16 @@ class IbNetDevice : public NetDevice
     void Receive(Ptr<Packet> p, Time txTime, bool link);
 
     uint8_t GetNDataVls() const;
-    /// The VL a service level travels on out of this port (SL mod the data VLs, as OpenSM's
-    /// default SL2VL table restricted to this port's VLs).
-    uint8_t VlOfSl(uint8_t sl) const;
+    /// VL15 in an SL-to-VL table: packets of that SL are dropped (IBTA 7.6.6; OpenSM).
+    static constexpr uint8_t DROP_VL = 15;
+
+    /// The VL a service level travels on out of this port: its Sl2Vl table (by default SL mod
+    /// the data VLs); DROP_VL when the table drops the SL.
+    uint8_t VlOfSl(uint8_t sl) const
+    {
+        return m_sl2vl[sl & 0xF];
+    }
+
     /// Blocks a packet of this many bytes (LRH through ICRC) takes: VCRC included.
     uint32_t GetBlocks(uint32_t packetBytes) const;
     /// Serialisation time of a data packet of this many bytes (LRH through ICRC).
@@ -104,6 +117,9 @@ class IbNetDevice : public NetDevice
     uint16_t GetAdvertisedLimit(uint8_t vl) const;
 
     uint64_t GetQueuedBytes(uint8_t vl) const;
+    /// Whether a VL's head packet waits for credits (the port is a victim of congestion
+    /// further on rather than its root).
+    bool IsCreditStarved(uint8_t vl) const;
     uint64_t GetTxPackets() const;
     uint64_t GetTxBytes() const;
     uint64_t GetRxPackets() const;
@@ -113,8 +129,30 @@ class IbNetDevice : public NetDevice
     /// Time a VL held a packet it could not send for want of credits.
     Time GetCreditStallTime(uint8_t vl) const;
 
+    /// The port's VL arbiter (tables as configured).
+    const IbVlArbiter& GetVlArbiter() const;
+
+    // Observability (perfquery/ibdiagnet counters, shared/reference/infiniband.md 5), kept
+    // always: per VL the data packets and bytes (LRH through ICRC) sent and received, their
+    // wire time, and how long the VL had a packet queued that it could not send, split into
+    // waiting for credits (its head packet lacked them) and losing arbitration (it had them
+    // while the port sent another VL's packet or a link packet); per port, how long it had
+    // data queued while no data packet was on the wire (PortXmitWait).
+    uint64_t GetVlTxPackets(uint8_t vl) const;
+    uint64_t GetVlTxBytes(uint8_t vl) const;
+    uint64_t GetVlRxPackets(uint8_t vl) const;
+    uint64_t GetVlRxBytes(uint8_t vl) const;
+    /// Wire time (framing and VCRC included) of the VL's data packets.
+    Time GetVlTxTime(uint8_t vl) const;
+    Time GetCreditWaitTime(uint8_t vl) const;
+    Time GetArbitrationWaitTime(uint8_t vl) const;
+    Time GetXmitWaitTime() const;
+
     /// Signature of the CreditStall trace: the VL and how long it waited.
     typedef void (*CreditStallTracedCallback)(uint8_t vl, Time waited);
+    /// Signature of the Sniffer trace: a packet the port sent or received (a data packet,
+    /// LRH through ICRC, or a flow-control packet) and whether it is a link packet.
+    typedef void (*SnifferTracedCallback)(Ptr<const Packet> p, bool link);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
@@ -182,6 +220,32 @@ class IbNetDevice : public NetDevice
         Time stalled;
     };
 
+    /// What a VL's queue is doing, for the wait accounting.
+    enum VlWait : uint8_t
+    {
+        NOT_WAITING,     //!< empty, or its packet is on the wire
+        CREDIT_WAIT,     //!< head packet without credits
+        ARBITRATION_WAIT //!< head packet with credits, the port busy with something else
+    };
+
+    struct VlStats
+    {
+        uint64_t txPackets{0};
+        uint64_t txBytes{0};
+        uint64_t rxPackets{0};
+        uint64_t rxBytes{0};
+        Time txTime;
+        Time creditWait;
+        Time arbitrationWait;
+        VlWait wait{NOT_WAITING};
+    };
+
+    /// Charge the time since the last call to the waits then in force, and re-evaluate them
+    /// (called wherever a queue, a credit limit or the packet on the wire changes).
+    void AccountWaits();
+    /// Time since the last AccountWaits if the condition holds, else 0.
+    Time Pending(bool holds) const;
+
     void SendFlowControl(uint8_t vl);
     void StartData(uint8_t vl);
     void TransmitDone(uint32_t meta, bool data);
@@ -190,6 +254,18 @@ class IbNetDevice : public NetDevice
     bool HasData() const;
     void EndStall(uint8_t vl);
     void CheckVl(uint8_t vl) const;
+    void SetVlArbHigh(std::string table);
+    std::string GetVlArbHigh() const;
+    void SetVlArbLow(std::string table);
+    std::string GetVlArbLow() const;
+    void SetVlHighLimit(uint8_t limit);
+    uint8_t GetVlHighLimit() const;
+    /// Parse the arbitration attributes into the arbiter (once the port has its VLs).
+    void ConfigureArbiter();
+    void SetSl2Vl(std::string table);
+    std::string GetSl2Vl() const;
+    /// Fill the SL-to-VL table from the Sl2Vl attribute (once the port has its VLs).
+    void ConfigureSl2Vl();
 
     Ptr<Node> m_node;
     Ptr<IbChannel> m_channel;
@@ -204,7 +280,12 @@ class IbNetDevice : public NetDevice
     Time m_fcMinInterval;
     Time m_fcRefreshInterval;
     std::vector<Vl> m_vls;
-    uint8_t m_rr{0};
+    std::string m_vlArbHigh{"default"};
+    std::string m_vlArbLow{"default"};
+    uint8_t m_vlHighLimit{0};
+    IbVlArbiter m_arbiter;
+    std::string m_sl2vlText;
+    uint8_t m_sl2vl[16]{}; //!< VL by SL
     bool m_busy{false};
     bool m_picking{false}; //!< inside TryTransmit (Refill may call back)
     EventId m_wake;
@@ -219,6 +300,13 @@ class IbNetDevice : public NetDevice
     uint64_t m_overruns{0};
     TracedCallback<uint8_t, Time> m_creditStallTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<Ptr<const Packet>, bool> m_snifferTrace;
+    static constexpr uint8_t NO_VL = 0xFF;
+    std::vector<VlStats> m_vlStats;
+    uint8_t m_txVl{NO_VL}; //!< the VL whose data packet is on the wire
+    bool m_xmitWaiting{false};
+    Time m_xmitWait;
+    Time m_accountedAt;
 };
 
 } // namespace ns3

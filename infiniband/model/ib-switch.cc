@@ -6,8 +6,11 @@
 #include "lrh-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/bth-header.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -29,7 +32,41 @@ IbSwitch::GetTypeId()
                           "From a packet's first byte in to its first byte out, unloaded",
                           TimeValue(NanoSeconds(130)),
                           MakeTimeAccessor(&IbSwitch::m_latency),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            // SwitchCongestionSetting.Threshold: 0 = off, 1 loose .. 15 aggressive; OpenSM
+            // leaves congestion control off (infiniband.md 2.1). Level t = (16 - t) largest
+            // packets: the reference's linear scale with one MTU at 15 (6.8; unverified).
+            .AddAttribute("CcThreshold",
+                          "FECN marking threshold, 0 (off) or 1 (loose) to 15 (aggressive): "
+                          "an output VL queue of (16 - level) largest packets",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccThreshold),
+                          MakeUintegerChecker<uint8_t>(0, 15))
+            .AddAttribute("CcThresholdBytes",
+                          "With CcThreshold > 0: the queue bytes that start marking instead of "
+                          "the level's (0: the level's)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccThresholdBytes),
+                          MakeUintegerChecker<uint32_t>())
+            // Marking_Rate, "mean packets between marks" (infiniband.md 2.1); 0 marks every
+            // eligible packet, as the reference's default one in one (6.8).
+            .AddAttribute("CcMarkingRate",
+                          "Eligible packets left unmarked between two FECN marks",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&IbSwitch::m_ccMarkingRate),
+                          MakeUintegerChecker<uint16_t>())
+            // Packet_Size 8 credits (infiniband.md 6.8, Gran et al.): ACKs are never marked.
+            .AddAttribute("CcPacketSize",
+                          "Smallest packet, in credits, that may be marked",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&IbSwitch::m_ccPacketSize),
+                          MakeUintegerChecker<uint8_t>())
+            // Victim_Mask 0 (infiniband.md 2.1): only roots of congestion mark.
+            .AddAttribute("CcMarkVictims",
+                          "Mark also on an output VL whose head packet waits for credits",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&IbSwitch::m_ccMarkVictims),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -48,6 +85,12 @@ IbSwitch::AddPort(Ptr<IbNetDevice> port)
     const uint32_t in = static_cast<uint32_t>(m_ports.size());
     NS_ABORT_MSG_IF(in >= NO_PORT, "too many ports on an IB switch");
     m_ports.push_back(port);
+    for (auto& row : m_sl2vl)
+    {
+        row.resize(row.size() + 16, PORT_TABLE);
+    }
+    m_sl2vl.emplace_back(m_ports.size() * 16, PORT_TABLE);
+    m_unmarked.resize(m_ports.size() * 16, 0);
     port->SetRxHandler(Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t, uint32_t, Time>(
         [this, in](Ptr<IbNetDevice>, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail) {
             Arrived(in, p, vl, blocks, tail);
@@ -85,6 +128,34 @@ IbSwitch::GetRoute(uint16_t dlid) const
     return dlid < m_lft.size() && m_lft[dlid] != NO_PORT ? m_lft[dlid] : -1;
 }
 
+void
+IbSwitch::SetSl2Vl(uint32_t in, uint32_t out, uint8_t sl, uint8_t vl)
+{
+    NS_ABORT_MSG_IF(in >= m_ports.size() || out >= m_ports.size() || sl > 15,
+                    "SL2VL entry (in " << in << ", out " << out << ", SL " << +sl
+                                       << ") on a switch with " << m_ports.size() << " ports");
+    const uint8_t nVls = m_ports[out]->GetNDataVls();
+    NS_ABORT_MSG_IF(vl >= nVls && vl != IbNetDevice::DROP_VL,
+                    "SL2VL entry (in " << in << ", out " << out << ", SL " << +sl << ") names VL "
+                                       << +vl << ", but output port " << out
+                                       << " has no buffer for it (" << +nVls << " data VLs, VL0-VL"
+                                       << nVls - 1 << "; VL15 drops)");
+    m_sl2vl[in][out * 16 + sl] = vl;
+}
+
+uint8_t
+IbSwitch::GetSl2Vl(uint32_t in, uint32_t out, uint8_t sl) const
+{
+    const uint8_t vl = m_sl2vl.at(in).at(out * 16 + (sl & 0xF));
+    return vl == PORT_TABLE ? m_ports[out]->VlOfSl(sl) : vl;
+}
+
+uint64_t
+IbSwitch::GetSl2VlDrops() const
+{
+    return m_sl2vlDrops;
+}
+
 uint64_t
 IbSwitch::GetForwarded() const
 {
@@ -113,6 +184,17 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
         m_ports[in]->ReleaseBuffer(vl, blocks);
         return;
     }
+    uint8_t outVl = m_sl2vl[in][out * 16 + sl];
+    if (outVl == PORT_TABLE)
+    {
+        outVl = m_ports[out]->VlOfSl(sl);
+    }
+    if (outVl == IbNetDevice::DROP_VL)
+    {
+        ++m_sl2vlDrops;
+        m_ports[in]->ReleaseBuffer(vl, blocks);
+        return;
+    }
     // Cut-through: the head may leave after the switch latency, but not before the output
     // would send faster than the tail arrives.
     const Time now = Simulator::Now();
@@ -124,26 +206,70 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
                         p,
                         vl,
                         blocks,
-                        static_cast<uint32_t>(out));
+                        static_cast<uint32_t>(out),
+                        outVl);
 }
 
 void
-IbSwitch::Forward(uint32_t in, Ptr<Packet> p, uint8_t inVl, uint32_t blocks, uint32_t out)
+IbSwitch::Forward(uint32_t in,
+                  Ptr<Packet> p,
+                  uint8_t inVl,
+                  uint32_t blocks,
+                  uint32_t out,
+                  uint8_t outVl)
 {
     Ptr<IbNetDevice> port = m_ports[out];
-    LrhHeader lrh;
-    p->PeekHeader(lrh);
-    const uint8_t vl = port->VlOfSl(lrh.GetSl());
-    if (vl != lrh.GetVl())
+    const bool mark = MarkFecn(out, outVl, blocks);
+    if (outVl != inVl || mark)
     {
+        LrhHeader lrh; // the LRH carries the VL the packet arrived on
         p->RemoveHeader(lrh);
-        lrh.SetVl(vl);
+        lrh.SetVl(outVl);
+        if (mark)
+        {
+            BthHeader bth; // LRH then BTH: no GRH inside a subnet
+            p->RemoveHeader(bth);
+            bth.SetFecn(true);
+            p->AddHeader(bth);
+        }
         p->AddHeader(lrh);
     }
     ++m_forwarded;
     // The meta word says which input buffer to free when the packet's last byte leaves:
     // input VL (4 bits) and blocks (up to 2048, 12 bits); the input port is bound in Left.
-    port->Enqueue(p, vl, (uint32_t(in) << 16) | (uint32_t(inVl) << 12) | blocks);
+    port->Enqueue(p, outVl, (uint32_t(in) << 16) | (uint32_t(inVl) << 12) | blocks);
+}
+
+bool
+IbSwitch::MarkFecn(uint32_t out, uint8_t vl, uint32_t blocks)
+{
+    if (m_ccThreshold == 0 || blocks < m_ccPacketSize)
+    {
+        return false;
+    }
+    const Ptr<IbNetDevice>& port = m_ports[out];
+    const uint64_t threshold = m_ccThresholdBytes > 0
+                                   ? m_ccThresholdBytes
+                                   : uint64_t(16 - m_ccThreshold) * port->GetMaxPacketBytes();
+    if (port->GetQueuedBytes(vl) < threshold || (!m_ccMarkVictims && port->IsCreditStarved(vl)))
+    {
+        return false;
+    }
+    uint16_t& skip = m_unmarked[out * 16 + vl];
+    if (skip > 0)
+    {
+        --skip;
+        return false;
+    }
+    skip = m_ccMarkingRate;
+    ++m_fecnMarked;
+    return true;
+}
+
+uint64_t
+IbSwitch::GetFecnMarked() const
+{
+    return m_fecnMarked;
 }
 
 void

@@ -20,6 +20,18 @@ namespace ns3
  * LID -> output port, IBTA 18.2.4.3.2), SL-to-VL mapping at the output, and virtual
  * cut-through forwarding.
  *
+ * SL-to-VL (IBTA 7.6.6): each (input port, output port, SL) has an output VL, by default the
+ * output port's own table (its Sl2Vl attribute: SL mod its data VLs unless set); SetSl2Vl
+ * overrides single entries. VL15 means drop: the packet is counted (GetSl2VlDrops) and its
+ * input buffer freed. The lookup is one index into a per-input flat array.
+ *
+ * Congestion control (IBTA Vol. 1 Annex A10; shared/reference/infiniband.md 2.1 and 6.8): with
+ * CcThreshold 1-15 the switch sets FECN in the BTH of a packet of at least CcPacketSize credits
+ * that joins an output VL queue already holding the threshold's bytes ((16 - CcThreshold)
+ * largest packets, or CcThresholdBytes), leaving CcMarkingRate such packets unmarked between
+ * two marks. A port whose head packet on that VL waits for credits is a victim of congestion
+ * further on, not its root, and marks only with CcMarkVictims (A10's Victim_Mask).
+ *
  * A packet may leave SwitchLatency after its first byte arrived, and never so early that the
  * output would catch up with its tail. It holds its blocks in the input port's VL buffer until
  * its last byte has left the output port: that is what runs the upstream port out of credits
@@ -41,24 +53,53 @@ class IbSwitch : public Object
     void SetRoute(uint16_t dlid, uint32_t port);
     /// The output port of a LID, or -1.
     int32_t GetRoute(uint16_t dlid) const;
+    /**
+     * Map packets of a service level from one port to another onto a VL (IBTA 7.6.6).
+     * Stops the run for a VL the output port has no buffer for; VL15 drops them.
+     */
+    void SetSl2Vl(uint32_t in, uint32_t out, uint8_t sl, uint8_t vl);
+    /// The VL packets of this SL take from port in to port out (15: dropped).
+    uint8_t GetSl2Vl(uint32_t in, uint32_t out, uint8_t sl) const;
     uint64_t GetForwarded() const;
     uint64_t GetUnroutable() const;
+    /// Packets dropped because their SL2VL entry is VL15.
+    uint64_t GetSl2VlDrops() const;
+    /// Packets this switch marked with FECN.
+    uint64_t GetFecnMarked() const;
 
   protected:
     void DoDispose() override;
 
   private:
     void Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail);
-    void Forward(uint32_t in, Ptr<Packet> p, uint8_t inVl, uint32_t blocks, uint32_t out);
+    void Forward(uint32_t in,
+                 Ptr<Packet> p,
+                 uint8_t inVl,
+                 uint32_t blocks,
+                 uint32_t out,
+                 uint8_t outVl);
     void Left(uint32_t in, uint32_t meta);
+    /// Whether a packet of this many credits joining an output VL queue gets FECN.
+    bool MarkFecn(uint32_t out, uint8_t vl, uint32_t blocks);
 
     Time m_latency;
     std::vector<Ptr<IbNetDevice>> m_ports;
     std::vector<uint16_t> m_lft; //!< by DLID: output port, NO_PORT for none
+    /// By input port, then output port x 16 + SL: the VL, or PORT_TABLE for the output's own.
+    std::vector<std::vector<uint8_t>> m_sl2vl;
     uint64_t m_forwarded{0};
     uint64_t m_unroutable{0};
+    uint64_t m_sl2vlDrops{0};
+    uint8_t m_ccThreshold;
+    uint32_t m_ccThresholdBytes;
+    uint16_t m_ccMarkingRate;
+    uint8_t m_ccPacketSize;
+    bool m_ccMarkVictims;
+    std::vector<uint16_t> m_unmarked; //!< by output port x 16 + VL: packets still to skip
+    uint64_t m_fecnMarked{0};
 
     static constexpr uint16_t NO_PORT = 0xFFFF;
+    static constexpr uint8_t PORT_TABLE = 0xFF;
 };
 
 } // namespace ns3

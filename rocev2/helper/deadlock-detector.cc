@@ -129,13 +129,15 @@ DeadlockDetector::Sample()
                 continue;
             }
             const WaitForGraph::Queue holder{port.peerNode, port.peerPort, p};
-            std::set<uint32_t> ingresses;
+            // The switch's word: ingress port on top, then the priority the packet arrived
+            // with (the egress class p differs when the switch retagged it, Tagger).
+            std::set<std::pair<uint32_t, uint8_t>> ingresses;
             queue->ForEach(p, [&ingresses](Ptr<const Packet>, uint32_t meta) {
-                ingresses.insert(meta >> 16); // the switch's word: ingress port on top
+                ingresses.emplace(meta >> 16, static_cast<uint8_t>((meta >> 8) & 0xFF));
             });
-            for (uint32_t in : ingresses)
+            for (const auto& [in, priority] : ingresses)
             {
-                const WaitForGraph::Queue waiter{port.node, in, p};
+                const WaitForGraph::Queue waiter{port.node, in, priority};
                 m_graph.AddWait(waiter, holder);
                 m_edgePort[{waiter, holder}] = k;
             }
@@ -176,7 +178,8 @@ DeadlockDetector::Progress(const std::vector<WaitForGraph::Queue>& cycle) const
     {
         const auto edge = std::make_pair(cycle[i], cycle[(i + 1) % cycle.size()]);
         const Port& port = m_ports[m_edgePort.at(edge)];
-        bytes += port.dev->GetQueue()->GetDequeuedBytes(cycle[i].priority);
+        // The edge's egress class is the holder's priority.
+        bytes += port.dev->GetQueue()->GetDequeuedBytes(edge.second.priority);
     }
     return bytes;
 }
@@ -207,11 +210,14 @@ DeadlockDetector::MakeReport(const WaitForGraph::Deadlock& d, Time formed) const
     {
         const auto edge = std::make_pair(d.cycle[i], d.cycle[(i + 1) % d.cycle.size()]);
         const Port& port = m_ports[m_edgePort.at(edge)];
+        // The cycle's queue is an ingress (port, priority); its packets wait in the egress
+        // class of the next queue (another class when the switch retagged them, Tagger).
         const uint32_t ingress = d.cycle[i].port;
+        const uint8_t arrived = d.cycle[i].priority;
         port.dev->GetQueue()->ForEach(
-            d.cycle[i].priority,
-            [&flows, &r, ingress](Ptr<const Packet> frame, uint32_t meta) {
-                if (meta >> 16 != ingress)
+            edge.second.priority,
+            [&flows, &r, ingress, arrived](Ptr<const Packet> frame, uint32_t meta) {
+                if (meta >> 16 != ingress || ((meta >> 8) & 0xFF) != arrived)
                 {
                     return; // waits in the same egress, but is not in the cycle's queue
                 }

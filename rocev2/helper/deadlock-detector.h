@@ -29,8 +29,10 @@ namespace ns3
  *
  * While any port of the fabric is paused (the devices' PauseState trace), the detector samples
  * the switches every Interval and builds the wait-for graph (WaitForGraph): switch S's ingress
- * queue (port i, priority p) waits for its neighbour N's ingress queue (port j, p) when S holds
- * packets from i, priority p, in the egress toward N and N has paused that egress. A cycle in
+ * queue (port i, priority p) waits for its neighbour N's ingress queue (port j, priority q) when
+ * S holds packets that arrived on i with priority p in its egress class q toward N and N has
+ * paused q there (q is p unless S retagged them, Tagger; the egress queue's metadata word
+ * carries the ingress port and priority). A cycle in
  * that graph whose queues sent no byte on any of its edges for Persist is a deadlock (Hu et
  * al., HotNets 2016): it is reported once, with the time it formed (the first sample that saw
  * it without progress since), the cycle as node:port:priority in wait order, and the flows

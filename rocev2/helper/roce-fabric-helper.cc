@@ -101,7 +101,12 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
             ports[n].push_back(dev);
             if (switchIndex[n] >= 0)
             {
-                m_switches[switchIndex[n]]->AddPort(dev);
+                const uint32_t port = m_switches[switchIndex[n]]->AddPort(dev);
+                // Tagger's bounce test: does this port lead up a tier (a leaf's uplink)?
+                const uint32_t peer = topology.GetPeer(n, p).first;
+                m_switches[switchIndex[n]]->SetUpPort(port,
+                                                      topology.GetNode(peer).tier >
+                                                          topology.GetNode(n).tier);
             }
         }
     }
@@ -185,7 +190,7 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
 }
 
 uint32_t
-RoceFabricHelper::EnablePcap(const std::string& dir) const
+RoceFabricHelper::EnablePcap(const std::string& dir)
 {
     PcapHelper pcap;
     uint32_t files = 0;

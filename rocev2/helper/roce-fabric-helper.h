@@ -27,7 +27,9 @@ namespace ns3
  * \brief Builds a RoCEv2 fabric from a FabricTopology: one ns-3 Node per topology node
  * (hosts first, in host order), a RoceNicDevice with an RdmaEngine and ns-3's
  * InternetStack on every host, a RoceSwitch with one port per link end on every switch,
- * a RoceChannel per link, and each switch's ECMP routes.
+ * a RoceChannel per link, and each switch's ECMP routes. Each switch port whose peer is in a
+ * higher tier (FabricTopology node tiers: a leaf's uplinks) is marked as facing up
+ * (RoceSwitch::SetUpPort), which Tagger's bounce rules test.
  *
  * With ns3::PfcWatchdog::Enabled true (an attribute default), every switch also gets a running
  * PfcWatchdog, aggregated to its node; GetPfcWatchdog creates one on demand otherwise.
@@ -108,7 +110,7 @@ class RoceFabricHelper : public RdmaFabric
      * (RoCEv2 decodes on UDP 4791). Call after Build.
      * \return the number of files opened
      */
-    uint32_t EnablePcap(const std::string& dir) const override;
+    uint32_t EnablePcap(const std::string& dir) override;
 
     /// Every node's name (from the topology) and its ports in port order, nodes in topology
     /// order; for output writers (PfcMonitor, pcap). Valid after Build.

@@ -14,8 +14,12 @@
 #include "ns3/pointer.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "ns3/vlan-tag.h"
+
+#include <cstdio>
+#include <sstream>
 
 namespace ns3
 {
@@ -94,6 +98,18 @@ RoceSwitch::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&RoceSwitch::m_intEnabled),
                           MakeBooleanChecker())
+            // Empty: no switch retags unless configured. Tagger's rules are installed per
+            // deployment from its expected lossless paths (Hu et al., "Tagger: Practical PFC
+            // Deadlock Prevention in Data Center Networks", CoNEXT 2017); for a Clos with k
+            // bounces allowed, k + 1 lossless classes, e.g. '3:34,4:0' for one bounce.
+            .AddAttribute(
+                "BounceRules",
+                "Tagger: the DSCP a bounced packet (in on a port facing a higher tier, "
+                "out on another) of each ingress priority leaves with, or 'drop', as "
+                "'priority:dscp,...' (e.g. '3:34,4:drop'); empty: no retagging",
+                StringValue(""),
+                MakeStringAccessor(&RoceSwitch::SetBounceRules, &RoceSwitch::GetBounceRules),
+                MakeStringChecker())
             .AddAttribute("EcmpSeed",
                           "Seed of this switch's ECMP hash (set per switch to avoid "
                           "polarisation)",
@@ -123,6 +139,7 @@ RoceSwitch::GetTypeId()
 
 RoceSwitch::RoceSwitch()
 {
+    m_bounceDscp.fill(NO_BOUNCE_RULE);
     m_mmu = CreateObject<SwitchMmu>();
     m_uniform = CreateObject<UniformRandomVariable>();
 }
@@ -185,6 +202,13 @@ SetIpv4Word(uint8_t* ip, uint32_t offset, uint16_t word)
 } // namespace
 
 void
+RoceSwitch::ReplaceHead(Ptr<Packet> frame, const uint8_t* head, uint32_t n)
+{
+    frame->RemoveAtStart(n);
+    frame->AddHeader(RawHeader(head, n));
+}
+
+void
 RoceSwitch::MarkCe(Ptr<Packet> frame)
 {
     // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
@@ -193,18 +217,109 @@ RoceSwitch::MarkCe(Ptr<Packet> frame)
     const uint32_t l3 = L3Offset(head);
     uint8_t* ip = head + l3;
     SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | ip[1] | Ipv4Header::ECN_CE));
-    frame->RemoveAtStart(l3 + 20);
-    frame->AddHeader(RawHeader(head, l3 + 20));
+    ReplaceHead(frame, head, l3 + 20);
 }
 
 void
-RoceSwitch::DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3)
+RoceSwitch::RewriteDscp(uint8_t* head, uint32_t l3, uint8_t dscp, uint8_t keepMask, uint8_t pcp)
 {
-    // head holds the frame's first l3 + 20 bytes; the TTL is the high byte of word 8.
+    // The DSCP is the top six bits of the IPv4 header's second byte, above the two ECN bits.
     uint8_t* ip = head + l3;
-    SetIpv4Word(ip, 8, static_cast<uint16_t>(((ip[8] - 1) << 8) | ip[9]));
-    frame->RemoveAtStart(l3 + 20);
-    frame->AddHeader(RawHeader(head, l3 + 20));
+    const uint8_t old = ip[1] >> 2;
+    const uint8_t kept = static_cast<uint8_t>((dscp & ~keepMask) | (old & keepMask));
+    SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | (kept << 2) | (ip[1] & 0x3)));
+    if (l3 == 18)
+    {
+        head[14] = static_cast<uint8_t>((pcp << 5) | (head[14] & 0x1F)); // 802.1Q PCP: top 3 bits
+    }
+}
+
+void
+RoceSwitch::SetUpPort(uint32_t port, bool up)
+{
+    NS_ASSERT(port < m_upPort.size());
+    m_upPort[port] = up ? 1 : 0;
+}
+
+bool
+RoceSwitch::IsUpPort(uint32_t port) const
+{
+    return m_upPort.at(port) != 0;
+}
+
+void
+RoceSwitch::SetBounceRule(uint8_t priority, int16_t dscp)
+{
+    NS_ABORT_MSG_IF(priority > 7 || dscp < BOUNCE_DROP || dscp > 63,
+                    "bounce rule: priority " << +priority << " -> " << dscp
+                                             << " (expected priority 0-7, DSCP 0-63 or drop)");
+    m_bounceDscp[priority] = dscp;
+    m_bounceMask |= static_cast<uint8_t>(1u << priority);
+}
+
+void
+RoceSwitch::ClearBounceRule(uint8_t priority)
+{
+    NS_ASSERT(priority < 8);
+    m_bounceDscp[priority] = NO_BOUNCE_RULE;
+    m_bounceMask &= static_cast<uint8_t>(~(1u << priority));
+}
+
+int16_t
+RoceSwitch::GetBounceRule(uint8_t priority) const
+{
+    return m_bounceDscp.at(priority);
+}
+
+uint64_t
+RoceSwitch::GetRetagged() const
+{
+    return m_retagged;
+}
+
+void
+RoceSwitch::SetBounceRules(std::string rules)
+{
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        ClearBounceRule(p);
+    }
+    std::stringstream ss(rules);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        unsigned priority = 8;
+        unsigned dscp = 64;
+        char word[5] = {};
+        char extra;
+        if (std::sscanf(item.c_str(), "%u:%u%c", &priority, &dscp, &extra) == 2 && priority < 8 &&
+            dscp < 64)
+        {
+            SetBounceRule(static_cast<uint8_t>(priority), static_cast<int16_t>(dscp));
+            continue;
+        }
+        NS_ABORT_MSG_IF(std::sscanf(item.c_str(), "%u:%4[a-z]%c", &priority, word, &extra) != 2 ||
+                            priority > 7 || std::string(word) != "drop",
+                        "BounceRules: '" << item << "' is not priority:dscp or priority:drop "
+                                         << "with priority 0-7 and DSCP 0-63");
+        SetBounceRule(static_cast<uint8_t>(priority), BOUNCE_DROP);
+    }
+}
+
+std::string
+RoceSwitch::GetBounceRules() const
+{
+    std::string text;
+    for (uint8_t p = 0; p < 8; ++p)
+    {
+        if (m_bounceDscp[p] == NO_BOUNCE_RULE)
+        {
+            continue;
+        }
+        text += (text.empty() ? "" : ",") + std::to_string(p) + ":" +
+                (m_bounceDscp[p] == BOUNCE_DROP ? "drop" : std::to_string(m_bounceDscp[p]));
+    }
+    return text;
 }
 
 void
@@ -272,6 +387,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
         m_portOfIfIndex.resize(port->GetIfIndex() + 1, UINT32_MAX);
     }
     m_portOfIfIndex[port->GetIfIndex()] = index;
+    m_upPort.push_back(0);
     port->SetRxHandler(MakeCallback(&RoceSwitch::Receive, this));
     port->SetForwardingLatency(m_forwardingLatency);
     port->SetDequeueHandler(RoceNetDevice::DequeueHandler(
@@ -406,6 +522,8 @@ RoceSwitch::DropReasonName(DropReason reason)
         return "not_ipv4";
     case TTL_EXPIRED:
         return "ttl_expired";
+    case BOUNCE_LIMIT:
+        return "bounce_limit";
     default:
         return "unknown";
     }
@@ -447,6 +565,8 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
         Drop(frame, inPort->GetIfIndex(), NO_ROUTE);
         return;
     }
+    // Header rewrites edit the copied head bytes, which go back into the frame once.
+    bool edited = false;
     if (m_decrementTtl)
     {
         // A router forwards only with a TTL left after its decrement (RFC 1812 5.3.1): a
@@ -456,15 +576,37 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
             Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED);
             return;
         }
-        DecrementTtl(frame, b, l3);
+        // The TTL is the high byte of word 8.
+        SetIpv4Word(b + l3, 8, static_cast<uint16_t>(((ip[8] - 1) << 8) | ip[9]));
+        edited = true;
     }
     const uint32_t out =
         hops.size() == 1 ? hops[0] : hops[PickNextHop(EcmpHash(m_seed, t), hops.size())];
-    const uint32_t size = frame->GetSize();
     const uint32_t in = m_portOfIfIndex[inPort->GetIfIndex()];
     Ptr<RoceNetDevice> egress = m_ports[out];
+    // The class the packet leaves in: its ingress priority, unless Tagger retags a bounce.
+    uint8_t egressPriority = priority;
+    if (((m_bounceMask >> priority) & 1) && m_upPort[in] && m_upPort[out])
+    {
+        const int16_t rule = m_bounceDscp[priority];
+        if (rule == BOUNCE_DROP)
+        {
+            Drop(frame, in, BOUNCE_LIMIT);
+            return;
+        }
+        egressPriority = egress->PriorityOfDscp(static_cast<uint8_t>(rule));
+        RewriteDscp(b, l3, static_cast<uint8_t>(rule), inPort->GetIntDscpMask(), egressPriority);
+        edited = true;
+        ++m_retagged;
+    }
+    if (edited)
+    {
+        ReplaceHead(frame, b, l3 + 20);
+    }
+    const uint32_t size = frame->GetSize();
     SwitchMmu::Bucket bucket;
-    switch (m_mmu->Admit(in, priority, size, egress->GetQueue()->GetBytes(priority), bucket))
+    // Ingress accounting (and so PFC toward the upstream) on the priority it arrived with.
+    switch (m_mmu->Admit(in, priority, size, egress->GetQueue()->GetBytes(egressPriority), bucket))
     {
     case SwitchMmu::ADMIT:
         break;
@@ -481,11 +623,12 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     m_bufferTrace(m_mmu->GetTotalUsed());
     ++m_forwarded;
     // DCQCN congestion point: RED on the egress queue (Zhu et al. 2015), here or at dequeue.
+    // ECN is a property of the egress class the packet joins.
     const uint8_t ecn = ip[1] & 0x3;
-    const bool ect = (m_ecnPriorities & (1u << priority)) && (ecn == 1 || ecn == 2);
+    const bool ect = (m_ecnPriorities & (1u << egressPriority)) && (ecn == 1 || ecn == 2);
     if (ect && !m_markAtDequeue)
     {
-        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
+        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(egressPriority), egress->GetDataRate());
     }
     // HPCC: a RoCEv2 packet (UDP to 4791, IBTA Annex A17.4.2.1) announcing INT by its DSCP,
     // with an INT header of type stamp (checked from its shim: type, length, slots).
@@ -495,10 +638,11 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
                        got >= l3 + 28 + IntHeader::SHIM_SIZE &&
                        (shim[0] >> 4) == IntHeader::STAMP && shim[1] == IntHeader::SIZE / 4 &&
                        shim[3] == IntHeader::MAX_HOPS;
-    // The egress queue hands this word back at dequeue: the ingress queue to release,
-    // whether the packet may still be marked (bit 0) and whether it gets a hop record (bit 1).
+    // The egress queue hands this word back at dequeue: the ingress queue to release (port and
+    // the priority it arrived with), whether the packet may still be marked (bit 0) and whether
+    // it gets a hop record (bit 1).
     egress->Enqueue(frame,
-                    priority,
+                    egressPriority,
                     (in << 16) | (uint32_t(priority) << 8) | (ect && m_markAtDequeue) |
                         (stamp ? 2u : 0u));
     UpdatePause(in, priority);
@@ -559,19 +703,19 @@ RoceSwitch::MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRat
 }
 
 void
-RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t /*priority*/, uint32_t meta)
+RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, uint32_t meta)
 {
     const uint32_t in = meta >> 16;
-    const uint8_t priority = (meta >> 8) & 0xFF;
+    const uint8_t priority = (meta >> 8) & 0xFF; // the ingress priority (Tagger may differ)
     if (meta & 1)
     {
         // The queue the packet leaves behind, as HPCC's SwitchNotifyDequeue sees it.
         Ptr<RoceNetDevice> egress = m_ports[port];
-        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(priority), egress->GetDataRate());
+        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(egressPriority), egress->GetDataRate());
     }
     if (meta & 2)
     {
-        StampInt(port, frame, priority);
+        StampInt(port, frame, egressPriority);
     }
     m_mmu->Release(in, priority, frame->GetSize());
     m_bufferTrace(m_mmu->GetTotalUsed());

@@ -37,6 +37,20 @@ class EcmpRouteTable;
  * bytes on the wire so far (preamble and IFG included, so a saturated port reports its line
  * rate) and the bytes left in the packet's egress class. The record goes into a free slot of
  * the header, so the frame keeps its size. Other packets pay for one bit test.
+ *
+ * Tagger (Hu et al., "Tagger: Practical PFC Deadlock Prevention in Data Center Networks", CoNEXT
+ * 2017): a packet that arrives on a port facing a higher tier and leaves on one (a leaf that sends
+ * a spine's packet up to another spine) has bounced: its path went down and up again, off up-down
+ * routing, which is how link failures and fast reroute close PFC cycles in a Clos. With a bounce
+ * rule for its ingress priority (attribute BounceRules, or SetBounceRule) such a packet leaves
+ * with a new DSCP, and so joins the egress class of that DSCP and the next switch's ingress queue
+ * of it. With one lossless class per allowed bounce and rules that only move up, every path inside
+ * a class is up-down and no cycle of buffer dependencies can close. Its ingress accounting, and
+ * the pause this switch sends upstream for it, stay on the priority it arrived with. The rewrite
+ * edits the copied head bytes (incremental IPv4 checksum, as the TTL decrement); the ECN bits and
+ * the INT bit are kept, and an 802.1Q tag gets the new priority as its PCP. A rule can drop the
+ * packet instead (its classes are used up). RoceFabricHelper marks the ports that face a higher
+ * tier from the topology's tiers (SetUpPort). Without rules the cost is one bit test.
  */
 class RoceSwitch : public Object
 {
@@ -49,7 +63,8 @@ class RoceSwitch : public Object
         LOSSY_THRESHOLD,   //!< a lossy queue exceeded its dynamic threshold
         NO_ROUTE,
         NOT_IPV4,
-        TTL_EXPIRED, //!< no TTL left to forward with (a routing loop, RFC 1812 5.3.1)
+        TTL_EXPIRED,  //!< no TTL left to forward with (a routing loop, RFC 1812 5.3.1)
+        BOUNCE_LIMIT, //!< bounced with its lossless classes used up (a Tagger drop rule)
         N_DROP_REASONS
     };
 
@@ -102,6 +117,40 @@ class RoceSwitch : public Object
     static uint32_t PickNextHop(uint64_t hash, uint32_t n);
     static std::string DropReasonName(DropReason reason);
 
+    // ---- Tagger: a bounced packet moves to another lossless class ----
+    /// What a bounce rule does instead of rewriting the DSCP (SetBounceRule).
+    static constexpr int16_t BOUNCE_DROP = -1;
+    /// A priority without a bounce rule (GetBounceRule).
+    static constexpr int16_t NO_BOUNCE_RULE = -2;
+    /// Mark whether a port faces a higher tier (RoceFabricHelper: the peer's tier is higher).
+    void SetUpPort(uint32_t port, bool up);
+    bool IsUpPort(uint32_t port) const;
+    /**
+     * Tagger rule: a packet of this ingress priority that bounces (arrives on an up port and
+     * leaves on an up port) leaves with this DSCP, in the egress class the DSCP maps to on its
+     * egress port; BOUNCE_DROP drops it (counted as BOUNCE_LIMIT).
+     * \param priority the ingress priority \param dscp 0-63 or BOUNCE_DROP
+     */
+    void SetBounceRule(uint8_t priority, int16_t dscp);
+    /// Remove the rule of one priority (its bounced packets then keep their DSCP and class).
+    void ClearBounceRule(uint8_t priority);
+    /// The rule of a priority: a DSCP, BOUNCE_DROP or NO_BOUNCE_RULE.
+    int16_t GetBounceRule(uint8_t priority) const;
+    /// Bounced packets this switch gave a new DSCP.
+    uint64_t GetRetagged() const;
+    /**
+     * Rewrite the DSCP of a frame's head bytes in place, as a switch does for a bounce.
+     * \param head the frame's first l3 + 20 bytes \param l3 offset of the IPv4 header
+     * \param dscp the new DSCP; the bits of keepMask (the INT bit) and the ECN bits are kept
+     * \param keepMask DSCP bits kept from the old value
+     * \param pcp the PCP written into an 802.1Q tag when head has one
+     */
+    static void RewriteDscp(uint8_t* head,
+                            uint32_t l3,
+                            uint8_t dscp,
+                            uint8_t keepMask,
+                            uint8_t pcp);
+
     uint64_t GetBufferUsed() const;
     uint64_t GetBufferSize() const;
     uint64_t GetPfcFramesSent() const;
@@ -121,7 +170,8 @@ class RoceSwitch : public Object
 
   private:
     void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
-    void Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t priority, uint32_t meta);
+    /// A frame left egress class egressPriority of a port; meta is Receive's word.
+    void Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, uint32_t meta);
     /// A queued frame was discarded instead of sent (PFC watchdog): release its buffer.
     void Discarded(Ptr<Packet> frame, uint32_t meta);
     /// RED decision on a packet joining or leaving an egress queue of queueBytes.
@@ -129,8 +179,11 @@ class RoceSwitch : public Object
     void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
     void UpdatePause(uint32_t port, uint8_t priority);
     static void MarkCe(Ptr<Packet> frame);
-    /// Decrement the TTL of a frame whose first l3 + 20 bytes were copied to head.
-    static void DecrementTtl(Ptr<Packet> frame, uint8_t* head, uint32_t l3);
+    /// Put the edited head bytes (the first n) back in place of the frame's first n bytes.
+    static void ReplaceHead(Ptr<Packet> frame, const uint8_t* head, uint32_t n);
+    /// Parse and set the BounceRules attribute ("priority:dscp" or "priority:drop", ...).
+    void SetBounceRules(std::string rules);
+    std::string GetBounceRules() const;
     /// Append this port's hop record to the frame's INT header (type stamp).
     void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority);
     void RefreshPause(uint32_t port, uint8_t priority);
@@ -156,6 +209,10 @@ class RoceSwitch : public Object
     uint64_t m_ecnMarks{0};
     bool m_intEnabled;
     uint64_t m_intStamps{0};
+    std::vector<uint8_t> m_upPort;       //!< per port: 1 when it faces a higher tier
+    std::array<int16_t, 8> m_bounceDscp; //!< per ingress priority: DSCP, BOUNCE_DROP or none
+    uint8_t m_bounceMask{0};             //!< priorities with a bounce rule
+    uint64_t m_retagged{0};
     Ptr<UniformRandomVariable> m_uniform;
     std::array<uint64_t, N_DROP_REASONS> m_drops{};
 

@@ -4,7 +4,8 @@ drop within 10 % of its alpha-beta bound; its summary.json has the same top-leve
 RoCEv2 run's, with IB's drop reasons and IB's per-packet overhead (34 bytes) in the bound;
 the printed table has the same columns. With the default 64 KiB per VL on 400 Gb/s links of
 1 us the program warns that the links run below line rate; without a buffer given it sizes
-one that covers the credit round trip.
+one that covers the credit round trip. --pcap writes a file per port; --cc=ib-cct warns that
+switches mark nothing without a threshold.
 
 usage: fabric-ib.py WORKDIR BINARY [ARG...]   (ARG: e.g. --k=4 --size=4MiB)
 """
@@ -98,6 +99,16 @@ def main():
     ibj = sized.get("fabric", {}).get("infiniband", {})
     if "# warning:" in sized_out or ibj.get("vl_buffer_bytes") != 131072:
         problems.append(f"400G sized buffer: {ibj!r}, expected 131072 bytes and no warning")
+    # --pcap on IB: one file per port (16 HCAs and 20 switches of 4 ports).
+    pcap = os.path.join(cwd, "pcap")
+    run(binary, cwd, "pcap", ["--fabric=ib", "--size=64KiB", f"--pcap={pcap}"])
+    files = [f for f in os.listdir(pcap) if f.endswith(".pcap")] if os.path.isdir(pcap) else []
+    if len(files) != 96:
+        problems.append(f"--pcap wrote {len(files)} files, expected 96")
+    # --cc on IB: a warning while switches do not mark.
+    cc_out, _ = run(binary, cwd, "cc", ["--fabric=ib", "--size=64KiB", "--cc=ib-cct"])
+    if "CcThreshold" not in cc_out:
+        problems.append("--cc=ib-cct without a marking threshold printed no warning")
     if problems:
         clitest.fail("; ".join(problems))
     print("ok")

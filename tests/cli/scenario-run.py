@@ -8,7 +8,10 @@ index in the file) are exactly those whose data is routed through an edge of the
 acknowledgements of flows whose acknowledgements are. Its controls (three flows,
 counter-rotating routes, a 15:1 incast on an up-down fat-tree, a link failure with rerouting)
 report none. A link failure loses packets but every flow finishes; a NIC's pause storm stalls
-a victim flow unless the PFC watchdog is on.
+a victim flow unless the PFC watchdog is on. In a 2-tier Clos, link failures that make traffic
+bounce down-up deadlock on one cycle (leaf2 -> spine1 -> leaf3 -> spine0, priority 3) that
+outlives the senders; the same file with Tagger's retagging reports none although the same
+links pause, and every flow finishes.
 
 Collectives: a ring all-reduce whose ring edges are two or three hops of the clockwise ring
 deadlocks it, and the report names the collective's ranks routed through the cycle; with the
@@ -155,7 +158,59 @@ def main():
             clitest.fail(f"{control}: flows {summary['flows']}")
         print(f"{control}: {c['time_us']:.1f} us, busbw {c['busbw_GBps']:.2f} GB/s, "
               f"no deadlock ({deadlock['samples']} samples)")
+    check_clos_bounce(program, work, scenarios)
     print("ok")
+
+
+def rotations(cycle):
+    return [cycle[i:] + cycle[:i] for i in range(len(cycle))]
+
+
+def check_clos_bounce(program, work, scenarios):
+    """Bounced traffic deadlocks a Clos; Tagger's retagging prevents it."""
+    deadlock, summary = run(program, work, os.path.join(scenarios, "clos-bounce-deadlock.json"))
+    found = deadlock["deadlocks"]
+    if len(found) != 1:
+        clitest.fail(f"clos-bounce-deadlock: {len(found)} deadlocks reported, expected 1")
+    d = found[0]
+    # Wait order, as switch:ingress port:priority: leaf2's queue from spine0 waits for spine1's
+    # from leaf2, that for leaf3's from spine1, that for spine0's from leaf3, and around.
+    expected = ["leaf2:0:3", "spine1:2:3", "leaf3:1:3", "spine0:3:3"]
+    if d["cycle"] not in rotations(expected):
+        clitest.fail(f"clos-bounce-deadlock: cycle {d['cycle']}, expected a rotation of {expected}")
+    if not d["formed_us"] < 6000:
+        clitest.fail(f"clos-bounce-deadlock: formed at {d['formed_us']} us, expected before the "
+                     "senders stop at 6 ms")
+    late = d["detected_us"] - d["formed_us"]
+    if not 1000 - 1e-6 <= late <= 1000 + deadlock["interval_us"] + 1e-6:  # floating-point us
+        clitest.fail(f"clos-bounce-deadlock: detected {late} us after forming, expected Persist + "
+                     "one interval")
+    # A true deadlock: it outlives the senders (they stop at 6 ms, the run ends at 10 ms) and no
+    # flow ever finishes; PFC dropped nothing.
+    if summary["flows"]["finished"] != 0:
+        clitest.fail(f"clos-bounce-deadlock: flows {summary['flows']}, expected none finished")
+    if sum(summary["drops"].values()) != 0:
+        clitest.fail(f"clos-bounce-deadlock: packets dropped: {summary['drops']}")
+    print(f"clos-bounce-deadlock: {' -> '.join(d['cycle'])}, formed {d['formed_us']:.1f} us")
+
+    name = "clos-bounce-tagger"
+    deadlock, summary = run(program, work, os.path.join(scenarios, name + ".json"))
+    if deadlock["deadlocks"]:
+        clitest.fail(f"{name}: deadlock reported: {deadlock['deadlocks']}")
+    # Not for want of looking: switches paused each other, so the detector sampled the graph.
+    if deadlock["samples"] == 0:
+        clitest.fail(f"{name}: the detector never sampled (no switch was paused)")
+    if summary.get("tagger", {}).get("retagged", 0) == 0:
+        clitest.fail(f"{name}: no packet retagged: {summary.get('tagger')}")
+    if sum(summary["drops"].values()) != 0:
+        clitest.fail(f"{name}: packets dropped: {summary['drops']}")
+    rows = list(csv.DictReader(open(os.path.join(work, name, "fct.csv"))))
+    unfinished = [f"{r['src']}->{r['dst']}" for r in rows if r["fct_us"] == ""]
+    if len(rows) != 4 or unfinished or summary["flows"]["finished"] != 4:
+        clitest.fail(f"{name}: flows {summary['flows']}, unfinished {unfinished}")
+    fcts = ", ".join(f"{r['src']}->{r['dst']} {float(r['fct_us']):.0f} us" for r in rows)
+    print(f"{name}: no deadlock ({deadlock['samples']} samples), "
+          f"{summary['tagger']['retagged']} packets retagged; FCT {fcts}")
 
 
 if __name__ == "__main__":

@@ -106,13 +106,14 @@ TEST(AllReduceScenario, InfiniBandEightHostsOnOneSwitchWithin5PercentOfTheBound)
         EXPECT_GE(t, bound) << "faster than physically possible";
         EXPECT_LE(t, bound * 1.05) << "more than 5% above the alpha-beta bound";
         const auto drops = exp.GetDrops();
-        EXPECT_EQ(drops.size(), 2u);
+        EXPECT_EQ(drops.size(), 3u);
         for (const auto& [reason, n] : drops)
         {
             EXPECT_EQ(n, 0u) << reason;
         }
         EXPECT_EQ(drops.count("credit_overrun"), 1u);
         EXPECT_EQ(drops.count("unroutable"), 1u);
+        EXPECT_EQ(drops.count("sl2vl_vl15"), 1u);
         EXPECT_EQ(exp.GetRetransmissions(), 0u);
         EXPECT_GT(exp.GetPacketHops(), 0u);
     }

@@ -69,14 +69,20 @@ ErrorOf(const std::string& text)
     return "";
 }
 
+/// text with `from` replaced by `to` (which must occur).
+std::string
+Replaced(std::string text, const std::string& from, const std::string& to)
+{
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 /// RING with `from` replaced by `to` (which must occur).
 std::string
 RingWith(const std::string& from, const std::string& to)
 {
-    std::string s = RING;
-    const size_t at = s.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    return at == std::string::npos ? s : s.replace(at, from.size(), to);
+    return Replaced(RING, from, to);
 }
 
 } // namespace
@@ -191,6 +197,72 @@ TEST(ScenarioFile, OtherMistakesNameTheirPath)
     EXPECT_NE(ErrorOf(RingWith(R"("action": "forward")", R"("action": "ignore")"))
                   .find("$.watchdog.action"),
               std::string::npos);
+}
+
+namespace
+{
+
+/// A leaf under two spines with Tagger's rules for one bounce (a lossy class after it).
+const char* CLOS = R"({
+  "nodes": [
+    {"name": "leaf0", "kind": "switch", "tier": 1},
+    {"name": "spine0", "kind": "switch", "tier": 2}, {"name": "spine1", "kind": "switch", "tier": 2},
+    {"name": "h0", "kind": "host"}, {"name": "h1", "kind": "host"}
+  ],
+  "links": [
+    {"between": ["leaf0", "spine0"]}, {"between": ["leaf0", "spine1"]},
+    {"between": ["h0", "leaf0"]}, {"between": ["h1", "spine1"]}
+  ],
+  "pfc": [3, 4],
+  "tagger": {"bounce": [{"priority": 3, "dscp": 34}, {"priority": 4, "dscp": "drop"}]},
+  "stop": "1ms"
+})";
+
+/// CLOS with `from` replaced by `to` (which must occur).
+std::string
+ClosWith(const std::string& from, const std::string& to)
+{
+    return Replaced(CLOS, from, to);
+}
+
+} // namespace
+
+TEST(ScenarioFile, TaggerRulesBecomeTheSwitchAttribute)
+{
+    EXPECT_EQ(ScenarioFile::Parse(CLOS, "clos.json").taggerRules, "3:34,4:drop");
+    EXPECT_EQ(ScenarioFile::Parse(RING, "ring.json").taggerRules, ""); // off unless given
+}
+
+TEST(ScenarioFile, TaggerMistakesNameTheirPath)
+{
+    EXPECT_EQ(ErrorOf(ClosWith(R"("dscp": 34})", R"("dscp": 64})")),
+              "case.json: $.tagger.bounce[0].dscp: 64 is not a DSCP (expected a DSCP from 0 to "
+              "63, or \"drop\")");
+    EXPECT_NE(ErrorOf(ClosWith(R"("dscp": "drop")", R"("dscp": "keep")"))
+                  .find("$.tagger.bounce[1].dscp: \"keep\" is not a DSCP"),
+              std::string::npos);
+    EXPECT_EQ(ErrorOf(ClosWith(R"("priority": 4)", R"("priority": 3)")),
+              "case.json: $.tagger.bounce[1].priority: priority 3 has a rule already (expected "
+              "one rule per priority)");
+    EXPECT_NE(ErrorOf(ClosWith(R"("priority": 4)", R"("priority": 8)"))
+                  .find("$.tagger.bounce[1].priority"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(ClosWith(R"({"bounce": )", R"({"bounces": )"))
+                  .find("$.tagger: unknown key \"bounces\""),
+              std::string::npos);
+    EXPECT_NE(ErrorOf(ClosWith(R"("dscp": 34})", R"("dscp": 34, "in": "up"})"))
+                  .find("$.tagger.bounce[0]: unknown key \"in\""),
+              std::string::npos);
+    EXPECT_NE(
+        ErrorOf(ClosWith(R"([{"priority": 3, "dscp": 34}, {"priority": 4, "dscp": "drop"}])", "[]"))
+            .find("$.tagger.bounce: no rule"),
+        std::string::npos);
+    // One tier of switches: nothing can bounce, so rules would silently do nothing.
+    EXPECT_NE(
+        ErrorOf(RingWith(R"("ttl": 16,)",
+                         R"("ttl": 16, "tagger": {"bounce": [{"priority": 3, "dscp": 34}]},)"))
+            .find("$.tagger: no link joins switches of different tiers"),
+        std::string::npos);
 }
 
 TEST(ScenarioFile, SyntaxErrorNamesLineAndColumn)

@@ -53,6 +53,35 @@ RecordStall(std::vector<Time>* stalls, uint8_t /*vl*/, Time waited)
     stalls->push_back(waited);
 }
 
+/// One RDMA WRITE from h0 to h1 over a single cable of this delay, with this much receive
+/// buffer per VL, run to the end; what the sender put on the wire and how long it waited.
+struct CableTransfer
+{
+    CableTransfer(uint32_t vlBufferBytes, Time delay, uint64_t bytes)
+    {
+        Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(vlBufferBytes));
+        const FabricTopology topo = BackToBack(delay);
+        fabric.Build(topo, EcmpRouteTable(topo));
+        tx = fabric.GetHca(0);
+        tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&RecordSent, &sent));
+        tx->TraceConnectWithoutContext("CreditStall", MakeBoundCallback(&RecordStall, &stalls));
+        auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
+                                                  fabric.GetHostAddress(0),
+                                                  fabric.GetEngine(1),
+                                                  fabric.GetHostAddress(1));
+        peer->SetReceiveCallback(
+            Callback<void, uint64_t, uint32_t>([this](uint64_t b, uint32_t) { received += b; }));
+        qp->PostWrite(bytes, true, 1, 1);
+        Simulator::Run();
+    }
+
+    IbFabricHelper fabric;
+    Ptr<IbHcaDevice> tx;
+    std::vector<Sent> sent;
+    std::vector<Time> stalls;
+    uint64_t received{0};
+};
+
 class IbLinkScenario : public ::testing::Test
 {
   protected:
@@ -69,27 +98,14 @@ TEST_F(IbLinkScenario, SenderStallsWhenCreditsRunOutAndResumesWithTheNextUpdate)
 {
     // A buffer of two full packets (130 blocks) on a 100 m cable (500 ns): the sender sends
     // two packets, waits, and sends the third the moment the update for the first arrives.
-    Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(130 * 64));
     const Time d = NanoSeconds(500);
-    IbFabricHelper fabric;
-    const FabricTopology topo = BackToBack(d);
-    fabric.Build(topo, EcmpRouteTable(topo));
-    Ptr<IbHcaDevice> tx = fabric.GetHca(0);
-    std::vector<Sent> sent;
-    tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&RecordSent, &sent));
-    std::vector<Time> stalls;
-    tx->TraceConnectWithoutContext("CreditStall", MakeBoundCallback(&RecordStall, &stalls));
-    auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
-                                              fabric.GetHostAddress(0),
-                                              fabric.GetEngine(1),
-                                              fabric.GetHostAddress(1));
-    uint64_t received = 0;
-    peer->SetReceiveCallback(
-        Callback<void, uint64_t, uint32_t>([&received](uint64_t b, uint32_t) { received += b; }));
-    qp->PostWrite(64 * 1024, true, 1, 1);
-    Simulator::Run();
+    CableTransfer run(130 * 64, d, 64 * 1024);
+    const std::vector<Sent>& sent = run.sent;
+    const std::vector<Time>& stalls = run.stalls;
+    Ptr<IbHcaDevice> tx = run.tx;
+    IbFabricHelper& fabric = run.fabric;
 
-    ASSERT_EQ(received, 64u * 1024);
+    ASSERT_EQ(run.received, 64u * 1024);
     ASSERT_GE(sent.size(), 3u);
     ASSERT_FALSE(stalls.empty());
     EXPECT_EQ(tx->GetCreditOverruns() + fabric.GetHca(1)->GetCreditOverruns(), 0u);
@@ -113,19 +129,10 @@ namespace
 double
 LongLinkThroughput(uint32_t vlBufferBytes, Time d, uint32_t& packetBytes)
 {
-    Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(vlBufferBytes));
-    IbFabricHelper fabric;
-    const FabricTopology topo = BackToBack(d);
-    fabric.Build(topo, EcmpRouteTable(topo));
-    Ptr<IbHcaDevice> tx = fabric.GetHca(0);
-    std::vector<Sent> sent;
-    tx->TraceConnectWithoutContext("Tx", MakeBoundCallback(&RecordSent, &sent));
-    auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
-                                              fabric.GetHostAddress(0),
-                                              fabric.GetEngine(1),
-                                              fabric.GetHostAddress(1));
-    qp->PostWrite(4 * 1024 * 1024, true, 1, 1);
-    Simulator::Run();
+    CableTransfer run(vlBufferBytes, d, 4 * 1024 * 1024);
+    const std::vector<Sent>& sent = run.sent;
+    Ptr<IbHcaDevice> tx = run.tx;
+    IbFabricHelper& fabric = run.fabric;
     EXPECT_EQ(tx->GetCreditOverruns() + fabric.GetHca(1)->GetCreditOverruns(), 0u);
     // Steady state: skip the first and last 10% of the packets.
     const size_t a = sent.size() / 10;
@@ -174,20 +181,9 @@ TEST_F(IbLinkScenario, LostUpdatesDoNotLeakCredits)
     // Every second flow-control packet is lost in each direction; the next one carries the
     // counters again, so the transfer completes and the sender ends with every credit back.
     Config::SetDefault("ns3::IbChannel::FcLossEvery", UintegerValue(2));
-    Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(4 * 65 * 64));
-    IbFabricHelper fabric;
-    const FabricTopology topo = BackToBack(NanoSeconds(500));
-    fabric.Build(topo, EcmpRouteTable(topo));
-    auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(0),
-                                              fabric.GetHostAddress(0),
-                                              fabric.GetEngine(1),
-                                              fabric.GetHostAddress(1));
-    uint64_t received = 0;
-    peer->SetReceiveCallback(
-        Callback<void, uint64_t, uint32_t>([&received](uint64_t b, uint32_t) { received += b; }));
-    qp->PostWrite(1024 * 1024, true, 1, 1);
-    Simulator::Run();
-    EXPECT_EQ(received, 1024u * 1024);
+    CableTransfer run(4 * 65 * 64, NanoSeconds(500), 1024 * 1024);
+    IbFabricHelper& fabric = run.fabric;
+    EXPECT_EQ(run.received, 1024u * 1024);
     Ptr<IbHcaDevice> tx = fabric.GetHca(0);
     Ptr<IbHcaDevice> rx = fabric.GetHca(1);
     EXPECT_GT(DynamicCast<IbChannel>(tx->GetChannel())->GetLinkPacketsLost(), 10u);

@@ -4,6 +4,8 @@
  * DCQCN over a real fabric: flows sharing a bottleneck converge to their fair share.
  */
 
+#include "rocev2-test-util.h"
+
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -43,20 +45,6 @@ struct Meter
         return b * 8 / window.GetSeconds() / 1e9;
     }
 };
-
-/// Jain's fairness index of a set of rates.
-double
-Jain(const std::vector<double>& x)
-{
-    double s = 0;
-    double s2 = 0;
-    for (double v : x)
-    {
-        s += v;
-        s2 += v * v;
-    }
-    return s2 > 0 ? s * s / (x.size() * s2) : 0;
-}
 
 } // namespace
 
@@ -129,11 +117,11 @@ TEST(DcqcnScenario, TwoFlowsConvergeToTheirFairShareAt40G)
     {
         a += meter.Gbps(0, w) / 140;
         b += meter.Gbps(1, w) / 140;
-        worstJain = std::min(worstJain, Jain({meter.Gbps(0, w), meter.Gbps(1, w)}));
+        worstJain = std::min(worstJain, rocev2test::Jain({meter.Gbps(0, w), meter.Gbps(1, w)}));
     }
     EXPECT_NEAR(a, 20.0, 2.0) << "flow 1";
     EXPECT_NEAR(b, 20.0, 2.0) << "flow 2";
-    EXPECT_GE(Jain({a, b}), 0.99);
+    EXPECT_GE(rocev2test::Jain({a, b}), 0.99);
     RecordProperty("worst_jain_1ms", std::to_string(worstJain));
     EXPECT_EQ(pausesAfter, 0u);
     size_t inBand = 0;
@@ -264,6 +252,6 @@ TEST(DcqcnScenario, IncastFillsTheLinkAndSharesItWithAQueueBelowKmaxGrowingWithN
             worst = std::max(worst, std::abs(r.flowGbps[f] - share) / share);
         }
         RecordProperty("worst_share_deviation_" + std::to_string(n), std::to_string(worst));
-        EXPECT_GE(Jain(r.flowGbps), 0.99);
+        EXPECT_GE(rocev2test::Jain(r.flowGbps), 0.99);
     }
 }

@@ -6,6 +6,8 @@
  * queue (Li et al., SIGCOMM 2019).
  */
 
+#include "rocev2-test-util.h"
+
 #include "ns3/bth-header.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
@@ -253,20 +255,6 @@ TEST(HpccScenario, ASwitchWithIntDisabledAddsNoRecord)
 namespace
 {
 
-/// Jain's fairness index of a set of rates.
-double
-Jain(const std::vector<double>& x)
-{
-    double s = 0;
-    double s2 = 0;
-    for (double v : x)
-    {
-        s += v;
-        s2 += v * v;
-    }
-    return s2 > 0 ? s * s / (x.size() * s2) : 0;
-}
-
 /// What N senders into one receiver on a 100G star measured.
 struct StarResult
 {
@@ -412,7 +400,7 @@ TEST(HpccScenario, TwoFlowsShareA100GLinkNearEtaWithANearlyEmptyQueue)
         {
             EXPECT_NEAR(a + b, 95.0, 2.0) << "window " << w;
         }
-        worstJain = std::min(worstJain, Jain({a, b}));
+        worstJain = std::min(worstJain, rocev2test::Jain({a, b}));
     }
     RecordProperty("worst_jain", std::to_string(worstJain));
     RecordProperty("utilisation", std::to_string(r.utilisation));
@@ -436,13 +424,13 @@ TEST(HpccScenario, IncastHoldsTheLinkNearEtaSharesItAndKeepsTheQueueNearlyEmpty)
             RunStar(std::vector<Time>(n, Time(0)), MilliSeconds(2), MilliSeconds(10));
         const std::string key = "_" + std::to_string(n);
         RecordProperty("utilisation" + key, std::to_string(r.utilisation));
-        RecordProperty("jain" + key, std::to_string(Jain(r.flowGbps)));
+        RecordProperty("jain" + key, std::to_string(rocev2test::Jain(r.flowGbps)));
         RecordProperty("mean_queue_bytes" + key, std::to_string(r.meanQueue));
         RecordProperty("p99_queue_bytes" + key, std::to_string(r.p99Queue));
         // HPCC aims at eta = 95% of the bottleneck: near it, and not at line rate.
         EXPECT_GE(r.utilisation, 0.93);
         EXPECT_LE(r.utilisation, 0.97);
-        EXPECT_GE(Jain(r.flowGbps), 0.99);
+        EXPECT_GE(rocev2test::Jain(r.flowGbps), 0.99);
         // Each flow near an equal share of what the link carries. Beyond 4 flows one flow
         // measured up to +12.6% (N = 16): every flow samples the link at its own packets'
         // departures, and the largest flow finds the link busy before them least often, so

@@ -9,6 +9,8 @@
  * fails for 300 us recovers every byte in order by go-back-N.
  */
 
+#include "rocev2-test-util.h"
+
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
@@ -29,47 +31,16 @@ using namespace ns3;
 namespace
 {
 
-constexpr uint32_t PAYLOAD = 4096;
-
-/// Ethernet + IPv4 (DSCP 26: priority 3) + 4096 bytes.
-Ptr<Packet>
-MakeFrame()
-{
-    Ptr<Packet> p = Create<Packet>(PAYLOAD);
-    Ipv4Header ip;
-    ip.SetSource(Ipv4Address("10.0.0.1"));
-    ip.SetDestination(Ipv4Address("10.0.0.2"));
-    ip.SetProtocol(17);
-    ip.SetTtl(64);
-    ip.SetPayloadSize(PAYLOAD);
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(26));
-    p->AddHeader(ip);
-    EthernetHeader eth(false);
-    eth.SetSource(Mac48Address("02:00:0a:00:00:01"));
-    eth.SetDestination(Mac48Address("02:00:0a:00:00:02"));
-    eth.SetLengthType(0x0800);
-    p->AddHeader(eth);
-    return p;
-}
-
 class LinkFailureTest : public ::testing::Test
 {
   protected:
     void SetUp() override
     {
-        Ptr<Node> nodeA = CreateObject<Node>();
-        Ptr<Node> nodeB = CreateObject<Node>();
-        m_a = CreateObject<RoceNetDevice>();
-        m_b = CreateObject<RoceNetDevice>();
-        m_a->SetAddress(Mac48Address("02:00:0a:00:00:01"));
-        m_b->SetAddress(Mac48Address("02:00:0a:00:00:02"));
+        const rocev2test::TwoPorts t = rocev2test::ConnectTwoPorts(MicroSeconds(1));
+        m_a = t.a;
+        m_b = t.b;
+        m_ch = t.channel;
         m_a->SetAttribute("PauseResponseTime", TimeValue(Seconds(0)));
-        nodeA->AddDevice(m_a);
-        nodeB->AddDevice(m_b);
-        m_ch = CreateObject<RoceChannel>();
-        m_ch->SetAttribute("Delay", TimeValue(MicroSeconds(1)));
-        m_a->Attach(m_ch);
-        m_b->Attach(m_ch);
         m_b->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
             [this](Ptr<RoceNetDevice>, Ptr<Packet>) { m_rx.push_back(Simulator::Now()); }));
         m_a->TraceConnectWithoutContext(
@@ -88,7 +59,7 @@ class LinkFailureTest : public ::testing::Test
         Simulator::Schedule(t, [this, n]() {
             for (uint32_t i = 0; i < n; ++i)
             {
-                m_a->Enqueue(MakeFrame(), 3);
+                m_a->Enqueue(rocev2test::MakeIpv4Frame(26), 3);
             }
         });
     }

@@ -17,6 +17,8 @@
  * Time has a 1 ns resolution here: every exact instant is allowed 2 ns of rounding.
  */
 
+#include "rocev2-test-util.h"
+
 #include "ns3/config.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
@@ -53,27 +55,6 @@ double
 WireNs(uint32_t bytes, double bps)
 {
     return (bytes + WIRE_EXTRA) * 8.0 / bps * 1e9;
-}
-
-/// A frame Ethernet + IPv4 (given DSCP) + 4096 bytes of payload.
-Ptr<Packet>
-MakeFrame(uint8_t dscp)
-{
-    Ptr<Packet> p = Create<Packet>(PAYLOAD);
-    Ipv4Header ip;
-    ip.SetSource(Ipv4Address("10.0.0.1"));
-    ip.SetDestination(Ipv4Address("10.0.0.2"));
-    ip.SetProtocol(17);
-    ip.SetTtl(64);
-    ip.SetPayloadSize(PAYLOAD);
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
-    p->AddHeader(ip);
-    EthernetHeader eth(false);
-    eth.SetSource(Mac48Address("02:00:0a:00:00:01"));
-    eth.SetDestination(Mac48Address("02:00:0a:00:00:02"));
-    eth.SetLengthType(0x0800);
-    p->AddHeader(eth);
-    return p;
 }
 
 /// DSCP of a frame (Ethernet 14 bytes, then IPv4: byte 1 holds DSCP << 2 | ECN); 0xFF if
@@ -128,22 +109,11 @@ class PfcTimingTest : public ::testing::Test
     void Build(const std::string& rate, Time responseTime = Seconds(0))
     {
         m_bps = DataRate(rate).GetBitRate();
-        Ptr<Node> nodeA = CreateObject<Node>();
-        Ptr<Node> nodeB = CreateObject<Node>();
-        m_a = CreateObject<RoceNetDevice>();
-        m_b = CreateObject<RoceNetDevice>();
-        m_a->SetAddress(Mac48Address("02:00:0a:00:00:01"));
-        m_b->SetAddress(Mac48Address("02:00:0a:00:00:02"));
-        m_a->SetDataRate(DataRate(rate));
-        m_b->SetDataRate(DataRate(rate));
+        const rocev2test::TwoPorts t = rocev2test::ConnectTwoPorts(NanoSeconds(DELAY_NS), rate);
+        m_a = t.a;
+        m_b = t.b;
         m_a->SetAttribute("PauseResponseTime", TimeValue(responseTime));
         m_b->SetAttribute("PauseResponseTime", TimeValue(responseTime));
-        nodeA->AddDevice(m_a);
-        nodeB->AddDevice(m_b);
-        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        ch->SetAttribute("Delay", TimeValue(NanoSeconds(DELAY_NS)));
-        m_a->Attach(ch);
-        m_b->Attach(ch);
 
         m_a->TraceConnectWithoutContext("MacTx", MakeCallback(&PfcTimingTest::OnTx, this));
         m_a->TraceConnectWithoutContext("PauseState",
@@ -156,7 +126,7 @@ class PfcTimingTest : public ::testing::Test
     {
         for (uint32_t i = 0; i < n; ++i)
         {
-            m_a->Enqueue(MakeFrame(dscp), priority);
+            m_a->Enqueue(rocev2test::MakeIpv4Frame(dscp), priority);
         }
     }
 

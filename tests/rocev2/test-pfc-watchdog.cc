@@ -8,6 +8,8 @@
  * All fabrics are 100 Gb/s with 1 us cables; a 0xFFFF-quanta pause lasts 335.54 us there.
  */
 
+#include "rocev2-test-util.h"
+
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ethernet-header.h"
@@ -27,26 +29,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// A 4096-byte-payload IPv4 frame with this DSCP.
-Ptr<Packet>
-MakeFrame(uint8_t dscp)
-{
-    Ptr<Packet> p = Create<Packet>(4096);
-    Ipv4Header ip;
-    ip.SetSource(Ipv4Address("10.0.0.1"));
-    ip.SetDestination(Ipv4Address("10.0.0.2"));
-    ip.SetProtocol(17);
-    ip.SetPayloadSize(4096);
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
-    p->AddHeader(ip);
-    EthernetHeader eth(false);
-    eth.SetSource(Mac48Address("02:00:0a:00:00:01"));
-    eth.SetDestination(Mac48Address("02:00:0a:00:00:02"));
-    eth.SetLengthType(0x0800);
-    p->AddHeader(eth);
-    return p;
-}
 
 } // namespace
 
@@ -91,17 +73,9 @@ class WatchdogHooksTest : public ::testing::Test
     void SetUp() override
     {
         Config::SetDefault("ns3::RoceNetDevice::PauseResponseTime", TimeValue(Seconds(0)));
-        Ptr<Node> na = CreateObject<Node>();
-        Ptr<Node> nb = CreateObject<Node>();
-        m_a = CreateObject<RoceNetDevice>();
-        m_b = CreateObject<RoceNetDevice>();
-        m_a->SetAddress(Mac48Address("02:00:0a:00:00:01"));
-        m_b->SetAddress(Mac48Address("02:00:0a:00:00:02"));
-        na->AddDevice(m_a);
-        nb->AddDevice(m_b);
-        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        m_a->Attach(ch);
-        m_b->Attach(ch);
+        const rocev2test::TwoPorts t = rocev2test::ConnectTwoPorts(MicroSeconds(1));
+        m_a = t.a;
+        m_b = t.b;
         m_a->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
             [this](Ptr<RoceNetDevice>, Ptr<Packet>) { ++m_aRx; }));
         m_b->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
@@ -158,28 +132,30 @@ TEST_F(WatchdogHooksTest, DroppingFlushesTheClassDiscardsArrivalsAndIngressOfTha
     Simulator::Schedule(MicroSeconds(2), [this]() {
         for (uint32_t i = 0; i < 4; ++i)
         {
-            m_a->Enqueue(MakeFrame(26), 3, 700 + i);
+            m_a->Enqueue(rocev2test::MakeIpv4Frame(26), 3, 700 + i);
         }
-        m_a->Enqueue(MakeFrame(8), 1, 100);
-        m_a->Enqueue(MakeFrame(8), 1, 101);
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(8), 1, 100);
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(8), 1, 101);
     });
     Simulator::Schedule(MicroSeconds(10), [this]() {
         EXPECT_EQ(m_a->GetQueue()->GetPackets(3), 4u);
         m_a->SetDropping(3, true);
         EXPECT_TRUE(m_a->IsDropping(3));
         EXPECT_EQ(m_a->GetQueue()->GetPackets(3), 0u);
-        m_a->Enqueue(MakeFrame(26), 3, 704); // joins a dropping class: discarded at once
-        m_a->Enqueue(MakeFrame(8), 1, 102);
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(26),
+                     3,
+                     704); // joins a dropping class: discarded at once
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(8), 1, 102);
     });
     // B sends A two frames: priority 3 is dropped on arrival, priority 1 gets through.
     Simulator::Schedule(MicroSeconds(11), [this]() {
-        m_b->Enqueue(MakeFrame(26), 3);
-        m_b->Enqueue(MakeFrame(8), 1);
+        m_b->Enqueue(rocev2test::MakeIpv4Frame(26), 3);
+        m_b->Enqueue(rocev2test::MakeIpv4Frame(8), 1);
     });
     Simulator::Schedule(MicroSeconds(20), [this]() {
         m_a->SetDropping(3, false);
-        m_a->Enqueue(MakeFrame(26), 3, 705); // paused again: waits in the queue
-        m_b->Enqueue(MakeFrame(26), 3);      // delivered
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(26), 3, 705); // paused again: waits in the queue
+        m_b->Enqueue(rocev2test::MakeIpv4Frame(26), 3);      // delivered
     });
     Simulator::Stop(MicroSeconds(50));
     Simulator::Run();
@@ -200,7 +176,7 @@ TEST_F(WatchdogHooksTest, IgnoringPfcResumesAtOnceAndKeepsTimingTheFrames)
 {
     for (uint32_t i = 0; i < 20; ++i)
     {
-        m_a->Enqueue(MakeFrame(26), 3);
+        m_a->Enqueue(rocev2test::MakeIpv4Frame(26), 3);
     }
     Simulator::Schedule(Seconds(0), &RoceNetDevice::SendPfc, m_b, uint8_t{3}, uint16_t{0xFFFF});
     bool pausedBefore = false;

@@ -481,6 +481,67 @@ ReadTraffic(const Reader& r,
 }
 
 void
+ReadTagger(const Reader& r, const Json& root, Scenario& s)
+{
+    if (!root.contains("tagger"))
+    {
+        return;
+    }
+    const Json& t = r.Object(root["tagger"], "$.tagger");
+    r.OnlyKeys(t, "$.tagger", {"bounce"});
+    const Json& rules = r.Array(r.Need(t, "bounce", "$.tagger"), "$.tagger.bounce");
+    if (rules.empty())
+    {
+        r.Fail("$.tagger.bounce", "no rule", "one or more {\"priority\": P, \"dscp\": D}");
+    }
+    uint8_t seen = 0;
+    for (size_t i = 0; i < rules.size(); ++i)
+    {
+        const std::string path = Index("$.tagger.bounce", i);
+        const Json& rule = r.Object(rules[i], path);
+        r.OnlyKeys(rule, path, {"priority", "dscp"});
+        const uint8_t p = r.Priority(r.Need(rule, "priority", path), path + ".priority");
+        if (seen & (1u << p))
+        {
+            r.Fail(path + ".priority",
+                   "priority " + std::to_string(p) + " has a rule already",
+                   "one rule per priority");
+        }
+        seen |= static_cast<uint8_t>(1u << p);
+        // The DSCP the bounced packet leaves with, or "drop" (its lossless classes are used up).
+        const Json& dscp = r.Need(rule, "dscp", path);
+        const bool drop = dscp.is_string() && dscp.get<std::string>() == "drop";
+        const bool valid =
+            dscp.is_number_integer() && dscp.get<int64_t>() >= 0 && dscp.get<int64_t>() <= 63;
+        if (!drop && !valid)
+        {
+            r.Fail(path + ".dscp",
+                   dscp.dump() + " is not a DSCP",
+                   "a DSCP from 0 to 63, or \"drop\"");
+        }
+        const std::string action = drop ? "drop" : std::to_string(dscp.get<int64_t>());
+        s.taggerRules += (s.taggerRules.empty() ? "" : ",") + std::to_string(p) + ":" + action;
+    }
+    // A bounce is a packet that comes down from a higher tier and goes up again: without two
+    // tiers of switches nothing can bounce and the rules would silently do nothing.
+    const FabricTopology& topo = s.topology;
+    for (uint32_t l = 0; l < topo.GetNLinks(); ++l)
+    {
+        const FabricTopology::Link& link = topo.GetLink(l);
+        const FabricTopology::Node& a = topo.GetNode(link.nodeA);
+        const FabricTopology::Node& b = topo.GetNode(link.nodeB);
+        if (a.kind == FabricTopology::SWITCH && b.kind == FabricTopology::SWITCH &&
+            a.tier != b.tier)
+        {
+            return;
+        }
+    }
+    r.Fail("$.tagger",
+           "no link joins switches of different tiers, so no packet can bounce",
+           "switches with tiers (\"tier\": 1 for leaves, 2 for spines) or a fat-tree");
+}
+
+void
 ReadFlows(const Reader& r, const Json& root, Scenario& s)
 {
     if (!root.contains("flows"))
@@ -823,6 +884,7 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
                 "events",
                 "detector",
                 "watchdog",
+                "tagger",
                 "stop"});
     Scenario s;
     s.file = file;
@@ -835,6 +897,7 @@ ScenarioFile::Parse(const std::string& text, const std::string& file)
     ReadTopology(r, root, s);
     ReadRouting(r, root, s);
     ReadLossless(r, root, s);
+    ReadTagger(r, root, s);
     ReadFlows(r, root, s);
     ReadCollectives(r, root, s);
     ReadEvents(r, root, s);

@@ -100,6 +100,8 @@ struct Scenario
     std::vector<ScenarioEvent> events; //!< sorted by time, file order among equal times
     DetectorSpec detector;
     WatchdogSpec watchdog;
+    /// Tagger's bounce rules as ns3::RoceSwitch::BounceRules text ("3:34,4:drop"); empty: off.
+    std::string taggerRules;
     Time stop; //!< end of the simulation (required: deadlocked runs never finish by themselves)
     /// Problems that do not stop the run, e.g. a destination a static route table cannot reach.
     std::vector<std::string> warnings;

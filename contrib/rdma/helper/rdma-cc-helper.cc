@@ -22,7 +22,7 @@ namespace ns3
 std::vector<std::string>
 RdmaCcHelper::Names()
 {
-    return {"none", "dcqcn", "hpcc"};
+    return {"none", "dcqcn", "hpcc", "ib-cct"};
 }
 
 std::vector<std::string>
@@ -54,6 +54,10 @@ RdmaCcHelper::Select(const std::string& name, const std::string& preset, std::st
     else if (name == "hpcc")
     {
         typeName = "ns3::RdmaCcHpcc";
+    }
+    else if (name == "ib-cct")
+    {
+        typeName = "ns3::RdmaCcIbCct";
     }
     else
     {

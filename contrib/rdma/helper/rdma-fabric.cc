@@ -14,7 +14,7 @@ NS_LOG_COMPONENT_DEFINE("RdmaFabric");
 RdmaFabric::~RdmaFabric() = default;
 
 uint32_t
-RdmaFabric::EnablePcap(const std::string& /*dir*/) const
+RdmaFabric::EnablePcap(const std::string& /*dir*/)
 {
     throw InputError("--pcap: packet capture is not available on " + GetDisplayName() + " yet",
                      "no --pcap for this fabric");

@@ -89,7 +89,7 @@ class RdmaFabric
      * \param dir an existing directory
      * \return the number of files opened
      */
-    virtual uint32_t EnablePcap(const std::string& dir) const;
+    virtual uint32_t EnablePcap(const std::string& dir);
 
     /// Data packets retransmitted by every queue pair of every host (go-back-N, timeouts).
     uint64_t GetRetransmissions() const;

@@ -15,7 +15,9 @@
  * Source: IBTA InfiniBand Architecture Specification Vol. 1, section 9.2.1 ("OpCode") and
  * Table 38 ("OpCode field"): bits [7:5] select the transport service (000b = Reliable
  * Connection), bits [4:0] the message type. CNP (0x81) is defined by the RoCEv2 annex
- * (Supplement to IBTA Vol. 1, Annex A17, "Congestion Notification Packet").
+ * (Supplement to IBTA Vol. 1, Annex A17, "Congestion Notification Packet"); IB_CNP (0x80) is
+ * InfiniBand's congestion notification packet (IBTA Vol. 1 1.3 Table 38 and Annex A10.3.2, as
+ * Linux include/rdma/ib_pack.h IB_OPCODE_CNP cites them).
  */
 
 namespace ns3
@@ -49,7 +51,8 @@ enum class IbOpcode : uint8_t
     RC_RDMA_READ_RESPONSE_ONLY = 0x10,        //!< RDMA READ Response Only (AETH)
     RC_ACKNOWLEDGE = 0x11,                    //!< Acknowledge (AETH)
     RC_ATOMIC_ACKNOWLEDGE = 0x12,             //!< ATOMIC Acknowledge (AETH, AtomicAckETH)
-    CNP = 0x81, //!< RoCEv2 Congestion Notification Packet (IBTA Annex A17)
+    IB_CNP = 0x80, //!< InfiniBand Congestion Notification Packet (IBTA Annex A10), BECN set
+    CNP = 0x81,    //!< RoCEv2 Congestion Notification Packet (IBTA Annex A17)
 };
 
 /**

@@ -432,7 +432,8 @@ RdmaQueuePair::Receive(Ptr<Packet> p,
                        const IntHeader* telemetry)
 {
     uint8_t op = bth.GetOpcode();
-    if (congestionExperienced && op != IbOpcodeToByte(IbOpcode::CNP))
+    const bool cnp = op == IbOpcodeToByte(IbOpcode::CNP) || op == IbOpcodeToByte(IbOpcode::IB_CNP);
+    if (congestionExperienced && !cnp)
     {
         MaybeSendCnp();
     }
@@ -445,7 +446,7 @@ RdmaQueuePair::Receive(Ptr<Packet> p,
     {
         ReceiveData(p, bth, telemetry);
     }
-    else if (op == IbOpcodeToByte(IbOpcode::CNP))
+    else if (cnp)
     {
         ReceiveCongestionNotification();
     }

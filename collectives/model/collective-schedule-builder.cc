@@ -1,0 +1,81 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "collective-schedule-builder.h"
+
+#include "ring-schedule.h"
+#include "tree-schedule.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveScheduleBuilder");
+
+ChannelSplit
+CollectiveScheduleBuilder::Split(const Config& config)
+{
+    ChannelSplit::Config c = config;
+    c.nRanks = config.nNodes * config.gpusPerNode;
+    return ChannelSplit(c);
+}
+
+CollectiveSchedule
+CollectiveScheduleBuilder::Build(const Config& config)
+{
+    NS_ABORT_MSG_IF(config.nNodes == 0 || config.gpusPerNode == 0, "a communicator without ranks");
+    const uint32_t n = config.nNodes * config.gpusPerNode;
+    CollectiveSchedule schedule(config.op, n, config.bytes, config.root);
+    if (n == 1)
+    {
+        return schedule;
+    }
+    if (config.op == CollectiveOp::ALL_TO_ALL)
+    {
+        P2pSchedule::AppendAllToAll(schedule,
+                                    config.nNodes,
+                                    config.gpusPerNode,
+                                    config.p2pChunkBytes);
+        return schedule;
+    }
+    if (config.op == CollectiveOp::SEND_RECV)
+    {
+        P2pSchedule::AppendSendRecv(schedule, config.sendRecvShift, config.p2pChunkBytes);
+        return schedule;
+    }
+    const ChannelSplit split = Split(config);
+    const uint32_t maxChannels = split.GetConfig().maxChannels;
+    for (const ChannelSplit::Part& part : split.GetParts())
+    {
+        if (config.algorithm == NcclAlgorithm::RING)
+        {
+            RingSchedule ring(config.op,
+                              n,
+                              config.bytes,
+                              part.chunkBytes,
+                              part.slicesPerChunk,
+                              config.root);
+            ring.SetPart(part.offset, part.bytes);
+            ring.AppendTo(schedule, part.channel);
+        }
+        else
+        {
+            const uint32_t tree = part.channel < std::max(1U, maxChannels / 2) ? 0 : 1;
+            TreeSchedule channel(config.bytes,
+                                 part.chunkBytes,
+                                 DoubleBinaryTree::GetRankTree(config.nNodes,
+                                                               config.gpusPerNode,
+                                                               tree,
+                                                               config.treePattern));
+            channel.SetPart(part.offset, part.bytes);
+            channel.AppendTo(schedule, part.channel);
+        }
+    }
+    return schedule;
+}
+
+} // namespace ns3

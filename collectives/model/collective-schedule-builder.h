@@ -1,0 +1,54 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef COLLECTIVE_SCHEDULE_BUILDER_H
+#define COLLECTIVE_SCHEDULE_BUILDER_H
+
+#include "channel-split.h"
+#include "collective-schedule.h"
+#include "double-binary-tree.h"
+#include "nccl-algorithm.h"
+#include "p2p-schedule.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief A whole NCCL collective as a CollectiveSchedule: the channel split (ChannelSplit),
+ * then per channel a ring (RingSchedule) or a tree of the double binary tree (TreeSchedule
+ * over DoubleBinaryTree::GetRankTree), or NCCL's point-to-point rounds (P2pSchedule) for
+ * all-to-all and send/recv.
+ *
+ * Ranks are numbered node x gpusPerNode + local. Rings visit the ranks in that order (the
+ * inter-node ring of NCCL's search: nodes in rank order, each node's GPUs as a chain).
+ * Trees: NCCL duplicates its channels and gives the first half tree 0 and the second half
+ * tree 1 (src/graph/connect.cc, channel c and c + nChannels); so with maxChannels
+ * communicator channels, channel c < maxChannels / 2 uses tree 0 and the others tree 1,
+ * and with an even split each tree carries half the data.
+ */
+class CollectiveScheduleBuilder
+{
+  public:
+    /// The collective (ChannelSplit::Config; nRanks is nNodes x gpusPerNode) and how its
+    /// ranks sit on nodes.
+    struct Config : public ChannelSplit::Config
+    {
+        uint32_t gpusPerNode{1};
+        uint32_t root{0}; //!< broadcast and reduce
+        DoubleBinaryTree::Pattern treePattern{DoubleBinaryTree::Pattern::BALANCED_TREE};
+        uint64_t p2pChunkBytes{P2pSchedule::NET_CHUNK_BYTES};
+        uint32_t sendRecvShift{1}; //!< nccl-tests sendrecv: to rank + 1, from rank - 1
+    };
+
+    /// The collective's schedule (empty for a single rank, which copies locally).
+    static CollectiveSchedule Build(const Config& config);
+    /// The channel split Build uses (not for all-to-all or send/recv).
+    static ChannelSplit Split(const Config& config);
+};
+
+} // namespace ns3
+
+#endif /* COLLECTIVE_SCHEDULE_BUILDER_H */

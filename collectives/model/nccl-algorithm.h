@@ -1,0 +1,42 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef NCCL_ALGORITHM_H
+#define NCCL_ALGORITHM_H
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief NCCL's algorithms this model decomposes (NCCL 2.30 src/include/device.h
+ * NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1; NVLS, CollNet and PAT are not modelled yet).
+ */
+enum class NcclAlgorithm : uint8_t
+{
+    TREE,
+    RING,
+};
+
+/**
+ * \ingroup collectives
+ * \brief NCCL's protocols (src/include/device.h NCCL_PROTO_LL = 0, LL128 = 1, SIMPLE = 2;
+ * shared/reference/nccl.md 1.5).
+ */
+enum class NcclProtocol : uint8_t
+{
+    LL,
+    LL128,
+    SIMPLE,
+};
+
+/// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring"; "LL", "LL128", "Simple".
+std::string NcclAlgorithmName(NcclAlgorithm algorithm);
+std::string NcclProtocolName(NcclProtocol protocol);
+
+} // namespace ns3
+
+#endif /* NCCL_ALGORITHM_H */

@@ -1,0 +1,92 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IB_CONGESTION_MONITOR_H
+#define IB_CONGESTION_MONITOR_H
+
+#include "ns3/event-id.h"
+#include "ns3/ib-net-device.h"
+#include "ns3/nstime.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class IbFabricHelper;
+
+/**
+ * \ingroup infiniband
+ * \brief Samples an IB fabric over time: per port and data VL the credits the port may still
+ * use, its receive buffer in use and its queued bytes (credits.csv), and the spread of
+ * congestion: how many ports waited (PortXmitWait) for at least WaitThreshold of each
+ * interval, i.e. had data but could not send it (congestion.csv). In a credit-based fabric
+ * congestion spreads backwards from a hotspot as buffers fill (the congestion tree of
+ * shared/reference/infiniband.md 5.4); the count of waiting ports over time is its breadth.
+ *
+ * Sampling costs one event per Interval for the whole fabric, and nothing when not installed.
+ * It stops by itself once no port buffers or queues anything and no queue pair has data left,
+ * so a simulation without a stop time still ends.
+ */
+class IbCongestionMonitor
+{
+  public:
+    /// One sample of one port's VL.
+    struct VlSample
+    {
+        Time at;
+        uint32_t port; //!< index in IbFabricHelper::GetPorts()
+        uint8_t vl;
+        uint32_t credits;    //!< blocks the port may still send on the VL
+        uint32_t bufferUsed; //!< blocks held in its receive buffer for the VL
+        uint64_t queued;     //!< bytes waiting in its output queue for the VL
+    };
+
+    /// One interval of the whole fabric.
+    struct Spread
+    {
+        Time at;                         //!< the end of the interval
+        std::vector<uint32_t> congested; //!< ports that waited >= the threshold
+    };
+
+    /**
+     * \param interval time between samples
+     * \param waitThreshold fraction of an interval a port must wait to count as congested
+     */
+    IbCongestionMonitor(Time interval, double waitThreshold = 0.5);
+    ~IbCongestionMonitor();
+    IbCongestionMonitor(const IbCongestionMonitor&) = delete;
+    IbCongestionMonitor& operator=(const IbCongestionMonitor&) = delete;
+
+    /// Watch every port of a built fabric, sampling from now on until Stop().
+    void Install(const IbFabricHelper& fabric);
+    void Stop();
+
+    const std::vector<VlSample>& GetSamples() const;
+    const std::vector<Spread>& GetSpread() const;
+    /// The largest number of congested ports in one interval.
+    uint32_t GetMaxSpread() const;
+
+    /// credits.csv: time_us, port, vl, credits, buffer_used, queued_bytes.
+    void WriteCredits(std::ostream& os) const;
+    /// congestion.csv: time_us, congested_ports, ports (names separated by spaces).
+    void WriteSpread(std::ostream& os) const;
+
+  private:
+    void Sample();
+
+    Time m_interval;
+    double m_threshold;
+    std::vector<Ptr<IbNetDevice>> m_ports;
+    std::vector<std::string> m_names;
+    std::vector<Time> m_lastWait;
+    std::vector<VlSample> m_samples;
+    std::vector<Spread> m_spread;
+    EventId m_event;
+};
+
+} // namespace ns3
+
+#endif /* IB_CONGESTION_MONITOR_H */
