@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/bth-header.h"
 #include "ns3/log.h"
+#include "ns3/raw-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -222,17 +223,17 @@ IbSwitch::Forward(uint32_t in,
     const bool mark = MarkFecn(out, outVl, blocks);
     if (outVl != inVl || mark)
     {
-        LrhHeader lrh; // the LRH carries the VL the packet arrived on
-        p->RemoveHeader(lrh);
-        lrh.SetVl(outVl);
+        // Edit the copied LRH and BTH bytes and put them back in one piece (no GRH inside a
+        // subnet): the VL is the LRH's top nibble, FECN the top bit of the BTH's fifth byte.
+        uint8_t head[LrhHeader::SIZE + BthHeader::SIZE];
+        p->CopyData(head, sizeof(head));
+        head[0] = static_cast<uint8_t>((outVl << 4) | (head[0] & 0x0F));
         if (mark)
         {
-            BthHeader bth; // LRH then BTH: no GRH inside a subnet
-            p->RemoveHeader(bth);
-            bth.SetFecn(true);
-            p->AddHeader(bth);
+            head[LrhHeader::SIZE + 4] |= 0x80;
         }
-        p->AddHeader(lrh);
+        p->RemoveAtStart(sizeof(head));
+        p->AddHeader(RawHeader(head, sizeof(head)));
     }
     ++m_forwarded;
     // The meta word says which input buffer to free when the packet's last byte leaves:

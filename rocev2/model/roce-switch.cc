@@ -3,8 +3,6 @@
  */
 #include "roce-switch.h"
 
-#include "raw-header.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
@@ -12,6 +10,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
+#include "ns3/raw-header.h"
 #include "ns3/roce-channel.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"

@@ -13,7 +13,7 @@ namespace ns3
 {
 
 /**
- * \ingroup rocev2
+ * \ingroup fabric
  * \brief The first bytes of a frame as they are, to put back after a switch rewrote a field.
  *
  * A switch that changes a byte or two of a header (the IPv4 TTL on every hop) takes the bytes
@@ -24,7 +24,8 @@ namespace ns3
 class RawHeader : public Header
 {
   public:
-    /// Most bytes a RawHeader holds: Ethernet, an 802.1Q tag, IPv4 with options.
+    /// Most bytes a RawHeader holds: Ethernet, an 802.1Q tag, IPv4 with options (an IB
+    /// LRH and BTH, 20 bytes, fit too).
     static constexpr uint32_t MAX_SIZE = 14 + 4 + 60;
 
     static TypeId GetTypeId();

@@ -18,7 +18,7 @@ RawHeader::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RawHeader")
                             .SetParent<Header>()
-                            .SetGroupName("Rocev2")
+                            .SetGroupName("Fabric")
                             .AddConstructor<RawHeader>();
     return tid;
 }
