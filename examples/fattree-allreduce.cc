@@ -7,6 +7,7 @@
  *   ./ns3 run fattree-allreduce
  *   ./ns3 run 'fattree-allreduce --k=8 --size=8:1GiB --linkRate=400Gbps'
  *   ./ns3 run 'fattree-allreduce --fabric=ib'
+ *   ./ns3 run 'fattree-allreduce --fabric=ib --ibGeneration=ndr'
  *
  * On InfiniBand a sender may have only one receive buffer's worth of packets in flight per
  * virtual lane, and the topology's 1 us links are long (200 m): the default 64 KB per VL
@@ -26,6 +27,8 @@
 #include "ns3/core-module.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-fabric-options.h"
+#include "ns3/ib-fabric-report.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
@@ -37,6 +40,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 using namespace ns3;
 
@@ -54,22 +58,40 @@ main(int argc, char* argv[])
                         "Ring all-reduce over every host of a k-ary fat-tree on RoCEv2 or "
                         "InfiniBand, packet by packet, with nccl-tests-style numbers");
     opts.AddValue("k", "fat-tree arity: even, >= 2; k^3/4 hosts, 5k^2/4 switches", k);
-    opts.AddValue("linkRate", "rate of every link", linkRate);
+    opts.AddValue("linkRate",
+                  "rate of every link (without it, --ibGeneration's rate if given)",
+                  linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
     opts.AddParsed(
         "size",
         "all-reduce size per rank, or a sweep MIN:MAX[:FACTOR] (like nccl-tests -b/-e/-f)",
         sizeText,
         [&](const std::string& v) { sizes = ParseSizeSweep(v); });
+    // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
+    // sample in memory (ib-credits.csv grows with ports x run time / interval).
+    Time ibSample = MicroSeconds(10);
+    opts.AddValue("ibSample",
+                  "InfiniBand: interval of the credit and congestion-tree samples",
+                  ibSample);
     RdmaCcHelper cc;
     cc.AddOptions(opts);
+    IbFabricOptions ib;
+    ib.AddOptions(opts);
     opts.Parse(argc, argv);
     cc.ApplyOptions(opts);
+    ib.ApplyOptions(opts);
+    linkRate = ib.GetLinkRate(opts, linkRate);
 
     if (k < 2 || k % 2 != 0)
     {
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
+    }
+    if (!ibSample.IsStrictlyPositive())
+    {
+        opts.Fail(InputError("--ibSample=" + opts.OptionsAsJson()["ibSample"].get<std::string>() +
+                                 " is not a positive time",
+                             "e.g. 10us"));
     }
     opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
     const std::string fabric = opts.GetFabric();
@@ -86,66 +108,10 @@ main(int argc, char* argv[])
                                   .SetFabricLinkRate(linkRate.GetBitRate())
                                   .SetLinkDelay(linkDelay)
                                   .Build();
-    // InfiniBand: a receive buffer per VL that covers the links' credit round trip.
-    std::string ibLine;
-    std::string ibWarning;
-    nlohmann::json ibJson;
     if (fabric == "ib")
     {
-        const uint32_t needed = IbFabricHelper::GetLineRateVlBuffer(topology);
-        const uint32_t usable = IbFabricHelper::GetMaxUsableVlBuffer();
-        TypeId::AttributeInformation info;
-        IbNetDevice::GetTypeId().LookupAttributeByName("VlBufferBytes", &info);
-        uint32_t buffer = DynamicCast<const UintegerValue>(info.initialValue)->Get();
-        const bool given = opts.OptionsAsJson()["ns3"].contains("ns3::IbNetDevice::VlBufferBytes");
-        std::string why = "given";
-        if (!given)
-        {
-            why = buffer >= needed  ? "the default, enough for the credit round trip"
-                  : needed > usable ? "sized for the credit round trip, capped at 2048 credits"
-                                    : "sized for the credit round trip";
-            buffer = std::max(buffer, std::min(needed, usable));
-            Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(buffer));
-        }
-        const double fraction = IbFabricHelper::GetLineRateFraction(topology, buffer);
-        char line[300];
-        std::snprintf(line,
-                      sizeof(line),
-                      "# InfiniBand: %u bytes of receive buffer per VL (%s; line rate needs %u)",
-                      buffer,
-                      why.c_str(),
-                      needed);
-        ibLine = line;
-        if (buffer < std::min(needed, usable) || fraction < 0.999)
-        {
-            // Below `needed` links lose throughput when updates wait; below the fraction's
-            // buffer they cannot reach line rate even when updates go at once.
-            std::snprintf(line,
-                          sizeof(line),
-                          "# warning: %u bytes per VL do not cover the credit round trip of these "
-                          "links (%u needed, IB uses at most %u): links run below line rate, at "
-                          "most %.0f%% of it",
-                          buffer,
-                          needed,
-                          usable,
-                          100 * std::min(fraction, 0.99));
-            ibWarning = line;
-        }
-        IbSwitch::GetTypeId().LookupAttributeByName("CcThreshold", &info);
-        if (cc.GetName() != "none" &&
-            DynamicCast<const UintegerValue>(info.initialValue)->Get() == 0)
-        {
-            // IB switches mark FECN only with a threshold (off by default, as OpenSM).
-            ibWarning += std::string(ibWarning.empty() ? "" : "\n") +
-                         "# warning: --cc=" + cc.GetName() +
-                         " reacts to FECN marks, and switches mark none unless "
-                         "--ns3::IbSwitch::CcThreshold is 1-15 (0, off, by default as in OpenSM)";
-        }
-        ibJson = {{"vl_buffer_bytes", buffer},
-                  {"vl_buffer_given", given},
-                  {"line_rate_vl_buffer_bytes", needed},
-                  {"max_usable_vl_buffer_bytes", usable},
-                  {"max_line_rate_fraction", fraction}};
+        // A receive buffer per VL that covers the links' credit round trip.
+        ib.Configure(opts, topology, cc.GetName());
     }
     else
     {
@@ -176,13 +142,9 @@ main(int argc, char* argv[])
                 linkRate.GetBitRate() / 1e9,
                 linkDelay.GetNanoSeconds() * 1.0,
                 opts.GetSeed());
-    if (!ibLine.empty())
+    for (const std::string& line : ib.GetLines())
     {
-        std::printf("%s\n", ibLine.c_str());
-    }
-    if (!ibWarning.empty())
-    {
-        std::printf("%s\n", ibWarning.c_str());
+        std::printf("%s\n", line.c_str());
     }
     std::fflush(stdout);
 
@@ -192,6 +154,13 @@ main(int argc, char* argv[])
     {
         pfc.Install(*exp.GetRoceFabric());
         pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    }
+    // InfiniBand: port counters, credits and the congestion tree.
+    std::unique_ptr<IbFabricReport> ibReport;
+    if (exp.GetIbFabric())
+    {
+        ibReport = std::make_unique<IbFabricReport>(ibSample);
+        ibReport->Install(*exp.GetIbFabric());
     }
     exp.Run(sizes, opts.GetStop());
     pfc.Finish();
@@ -267,7 +236,8 @@ main(int argc, char* argv[])
                    {"packet_overhead_bytes", exp.GetFabric().GetPacketOverhead()}};
     if (fabric == "ib")
     {
-        j["fabric"]["infiniband"] = ibJson;
+        j["fabric"]["infiniband"] = ib.ToJson();
+        j["fabric"]["infiniband"]["observability"] = ibReport->Finish(out);
     }
     out.RecordRunFigures(Simulator::GetEventCount(),
                          exp.GetPacketHops(),
@@ -280,6 +250,12 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   retransmitted packets: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(exp.GetRetransmissions()));
+    if (ibReport)
+    {
+        std::printf("# %s\n# plot: %s\n",
+                    ibReport->SummaryLine().c_str(),
+                    j["fabric"]["infiniband"]["observability"]["plot"].get<std::string>().c_str());
+    }
     std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
     Simulator::Destroy();

@@ -15,6 +15,7 @@
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ib-fabric-helper.h"
+#include "ns3/ib-fabric-options.h"
 #include "ns3/ib-generation.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-fabric.h"
@@ -99,7 +100,6 @@ int
 main(int argc, char* argv[])
 {
     WallClock wall;
-    std::string generation = "ndr";
     std::string rateText;
     DataRate linkRate(0);
     // 2 m of copper in a rack, at 5 ns/m (infiniband.md 6.6).
@@ -109,19 +109,8 @@ main(int argc, char* argv[])
     ProgramOptions opts("rdma-latency",
                         "A small RDMA WRITE through one switch on InfiniBand and RoCEv2, side by "
                         "side: one-way and completion latency");
-    opts.AddParsed("ibGeneration",
-                   "InfiniBand link generation: its rate and switch latency (edr, hdr, ndr, xdr)",
-                   generation,
-                   [&generation](const std::string& v) {
-                       DataRate r;
-                       Time l;
-                       if (!IbGeneration::Lookup(v, r, l))
-                       {
-                           throw InputError("\"" + v + "\" is not an InfiniBand link generation",
-                                            "edr, hdr, ndr or xdr");
-                       }
-                       generation = v;
-                   });
+    IbFabricOptions ib("ndr");
+    ib.AddOptions(opts);
     opts.AddParsed("linkRate",
                    "rate of both links on both fabrics (default: the --ibGeneration rate)",
                    "",
@@ -144,22 +133,12 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--linkRate=" + rateText + " is zero", "a rate, e.g. 400Gbps"));
     }
 
-    DataRate genRate;
-    Time switchLatency;
-    IbGeneration::Lookup(generation, genRate, switchLatency);
+    ib.ApplyOptions(opts);
     if (linkRate.GetBitRate() == 0)
     {
-        linkRate = genRate;
+        linkRate = ib.GetGenerationRate();
     }
-    // The generation's switch latency unless the attribute was given.
-    if (!opts.OptionsAsJson()["ns3"].contains("ns3::IbSwitch::SwitchLatency"))
-    {
-        Config::SetDefault("ns3::IbSwitch::SwitchLatency", TimeValue(switchLatency));
-    }
-    TimeValue ibSwitch;
-    TypeId::AttributeInformation info;
-    IbSwitch::GetTypeId().LookupAttributeByName("SwitchLatency", &info);
-    ibSwitch.Set(DynamicCast<const TimeValue>(info.initialValue)->Get());
+    const Time ibSwitch = IbFabricOptions::GetSwitchLatency();
 
     RunOutput out(opts.GetOutDir());
     const FabricTopology topology =
@@ -169,7 +148,7 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(bytes),
                 linkRate.GetBitRate() / 1e9,
                 static_cast<long long>(linkDelay.GetNanoSeconds()),
-                generation.c_str());
+                ib.GetGeneration().c_str());
     std::printf("#\n# %12s %10s %11s %9s %9s %9s\n",
                 "fabric",
                 "one-way",
@@ -211,8 +190,9 @@ main(int argc, char* argv[])
     std::printf("# host tx/rx: the NIC's TxLatency and RxLatency (ConnectX EDR back to back "
                 "0.81-0.83 us, Potter 2018; RoCEv2 takes the same, unverified)\n");
     std::printf("# InfiniBand switch: cut-through, %lld ns port to port (%s)\n",
-                static_cast<long long>(ibSwitch.Get().GetNanoSeconds()),
-                IbGeneration::Source(generation).c_str());
+                static_cast<long long>(ibSwitch.GetNanoSeconds()),
+                IbGeneration::Source(ib.GetGeneration()).c_str());
+    TypeId::AttributeInformation info;
     RoceSwitch::GetTypeId().LookupAttributeByName("ForwardingLatency", &info);
     const Time roceSwitch = DynamicCast<const TimeValue>(info.initialValue)->Get();
     std::printf("# RoCEv2 switch: store-and-forward plus %lld ns port to port (Spectrum SN2700 "
@@ -228,7 +208,7 @@ main(int argc, char* argv[])
                      {"links", 2},
                      {"link_rate_bps", linkRate.GetBitRate()},
                      {"link_delay_ns", linkDelay.GetNanoSeconds()}};
-    j["ib_switch_latency_ns"] = ibSwitch.Get().GetNanoSeconds();
+    j["ib_switch_latency_ns"] = ibSwitch.GetNanoSeconds();
     j["roce_switch_latency_ns"] = roceSwitch.GetNanoSeconds();
     j["latency"] = rows;
     out.RecordRunFigures(events, hops, simTime, wall.GetSeconds());

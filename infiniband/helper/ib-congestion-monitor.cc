@@ -6,10 +6,15 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/ib-channel.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 namespace ns3
 {
@@ -38,6 +43,9 @@ IbCongestionMonitor::Install(const IbFabricHelper& fabric)
     {
         m_names.push_back(fabric.GetPortName(i));
         m_lastWait.push_back(m_ports[i]->GetXmitWaitTime());
+        m_node.push_back(m_ports[i]->GetNode()->GetId());
+        Ptr<IbChannel> channel = DynamicCast<IbChannel>(m_ports[i]->GetChannel());
+        m_peerNode.push_back(channel->GetPeer(m_ports[i])->GetNode()->GetId());
     }
     m_event = Simulator::Schedule(m_interval, &IbCongestionMonitor::Sample, this);
 }
@@ -77,6 +85,7 @@ IbCongestionMonitor::Sample()
         }
         m_lastWait[i] = wait;
     }
+    spread.depth = TreeDepth(spread.congested);
     m_spread.push_back(std::move(spread));
     // Keep sampling while anything is buffered, queued or waiting in a queue pair, so a run
     // whose traffic has ended still ends (traffic posted later needs Install again).
@@ -84,6 +93,52 @@ IbCongestionMonitor::Sample()
     {
         m_event = Simulator::Schedule(m_interval, &IbCongestionMonitor::Sample, this);
     }
+}
+
+uint32_t
+IbCongestionMonitor::TreeDepth(const std::vector<uint32_t>& congested) const
+{
+    // A port waiting for credits is blocked by the node its link leads to; when a port of
+    // that node waits too, the congestion reached back one more hop. The depth is the longest
+    // such chain: the edges run from a port to the congested ports of its peer node. Cycles
+    // (possible only where routes loop, as in a deadlock) are cut where the walk meets a port
+    // already on its path.
+    std::map<uint32_t, std::vector<uint32_t>> byNode;
+    for (uint32_t p : congested)
+    {
+        byNode[m_node[p]].push_back(p);
+    }
+    std::map<uint32_t, uint32_t> memo;
+    std::set<uint32_t> onPath;
+    std::function<uint32_t(uint32_t)> longest = [&](uint32_t p) -> uint32_t {
+        auto known = memo.find(p);
+        if (known != memo.end())
+        {
+            return known->second;
+        }
+        onPath.insert(p);
+        uint32_t best = 0;
+        auto next = byNode.find(m_peerNode[p]);
+        if (next != byNode.end())
+        {
+            for (uint32_t q : next->second)
+            {
+                if (onPath.count(q) == 0)
+                {
+                    best = std::max(best, longest(q));
+                }
+            }
+        }
+        onPath.erase(p);
+        memo[p] = best + 1;
+        return best + 1;
+    };
+    uint32_t depth = 0;
+    for (uint32_t p : congested)
+    {
+        depth = std::max(depth, longest(p));
+    }
+    return depth;
 }
 
 const std::vector<IbCongestionMonitor::VlSample>&
@@ -109,6 +164,35 @@ IbCongestionMonitor::GetMaxSpread() const
     return m;
 }
 
+uint32_t
+IbCongestionMonitor::GetMaxDepth() const
+{
+    uint32_t m = 0;
+    for (const Spread& s : m_spread)
+    {
+        m = std::max(m, s.depth);
+    }
+    return m;
+}
+
+Time
+IbCongestionMonitor::GetInterval() const
+{
+    return m_interval;
+}
+
+double
+IbCongestionMonitor::GetWaitThreshold() const
+{
+    return m_threshold;
+}
+
+const std::string&
+IbCongestionMonitor::GetPortName(uint32_t port) const
+{
+    return m_names.at(port);
+}
+
 void
 IbCongestionMonitor::WriteCredits(std::ostream& os) const
 {
@@ -123,10 +207,10 @@ IbCongestionMonitor::WriteCredits(std::ostream& os) const
 void
 IbCongestionMonitor::WriteSpread(std::ostream& os) const
 {
-    os << "time_us,congested_ports,ports\n";
+    os << "time_us,congested_ports,depth,ports\n";
     for (const Spread& s : m_spread)
     {
-        os << s.at.GetNanoSeconds() / 1e3 << ',' << s.congested.size() << ',';
+        os << s.at.GetNanoSeconds() / 1e3 << ',' << s.congested.size() << ',' << s.depth << ',';
         for (size_t k = 0; k < s.congested.size(); ++k)
         {
             os << (k ? " " : "") << m_names[s.congested[k]];

@@ -49,6 +49,9 @@ class IbCongestionMonitor
     {
         Time at;                         //!< the end of the interval
         std::vector<uint32_t> congested; //!< ports that waited >= the threshold
+        /// Ports in the longest chain of congested ports, each feeding the next one's node:
+        /// how many hops back from its root the congestion tree reached (0: none congested).
+        uint32_t depth{0};
     };
 
     /**
@@ -68,20 +71,32 @@ class IbCongestionMonitor
     const std::vector<Spread>& GetSpread() const;
     /// The largest number of congested ports in one interval.
     uint32_t GetMaxSpread() const;
+    /// The deepest congestion tree of one interval (Spread::depth).
+    uint32_t GetMaxDepth() const;
+    /// The sampling interval.
+    Time GetInterval() const;
+    /// The wait threshold (fraction of an interval).
+    double GetWaitThreshold() const;
+    /// A watched port's name ("<node>-<port>").
+    const std::string& GetPortName(uint32_t port) const;
 
     /// credits.csv: time_us, port, vl, credits, buffer_used, queued_bytes.
     void WriteCredits(std::ostream& os) const;
-    /// congestion.csv: time_us, congested_ports, ports (names separated by spaces).
+    /// congestion.csv: time_us, congested_ports, depth, ports (names separated by spaces).
     void WriteSpread(std::ostream& os) const;
 
   private:
     void Sample();
+    /// Spread::depth of a set of congested ports.
+    uint32_t TreeDepth(const std::vector<uint32_t>& congested) const;
 
     Time m_interval;
     double m_threshold;
     std::vector<Ptr<IbNetDevice>> m_ports;
     std::vector<std::string> m_names;
     std::vector<Time> m_lastWait;
+    std::vector<uint32_t> m_node;     //!< per port: the node it belongs to
+    std::vector<uint32_t> m_peerNode; //!< per port: the node at the link's other end
     std::vector<VlSample> m_samples;
     std::vector<Spread> m_spread;
     EventId m_event;

@@ -9,6 +9,7 @@
 #include "lrh-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/input-error.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -159,11 +160,16 @@ IbNetDevice::InitializeLink()
     NS_ABORT_MSG_IF(peer->GetNDataVls() != m_nVls,
                     "the two ends of an IB link have " << +m_nVls << " and " << +peer->GetNDataVls()
                                                        << " data VLs");
-    NS_ABORT_MSG_IF(peer->GetBufferBlocks() < GetBlocks(GetMaxPacketBytes()),
-                    "an IB receive buffer of "
-                        << peer->GetBufferBlocks() << " credits cannot hold one "
-                        << GetMaxPacketBytes() << "-byte packet (" << GetBlocks(GetMaxPacketBytes())
-                        << " credits): raise ns3::IbNetDevice::VlBufferBytes");
+    if (peer->GetBufferBlocks() < GetBlocks(GetMaxPacketBytes()))
+    {
+        // A user's attribute value: an InputError, which programs report with exit code 2.
+        throw InputError("ns3::IbNetDevice::VlBufferBytes: a receive buffer of " +
+                             std::to_string(peer->GetBufferBlocks()) + " credits cannot hold one " +
+                             std::to_string(GetMaxPacketBytes()) + "-byte packet (" +
+                             std::to_string(GetBlocks(GetMaxPacketBytes())) + " credits)",
+                         "at least " + std::to_string(GetBlocks(GetMaxPacketBytes()) * 64) +
+                             " bytes per VL");
+    }
     for (uint8_t vl = 0; vl < m_nVls; ++vl)
     {
         m_vls[vl].fccl = peer->GetAdvertisedLimit(vl);
@@ -284,16 +290,27 @@ IbNetDevice::ConfigureSl2Vl()
         int vl = -1;
         std::string rest;
         num >> vl;
-        NS_ABORT_MSG_IF(num.fail() || (num >> rest) || vl < 0,
-                        attribute << ": \"" << item << "\" (SL " << +sl << ") is not a VL in \""
-                                  << m_sl2vlText << "\"");
-        NS_ABORT_MSG_IF(sl >= 16,
-                        attribute << ": more than 16 entries (SL0-SL15) in \"" << m_sl2vlText
-                                  << "\"");
-        NS_ABORT_MSG_IF(vl >= m_nVls && vl != DROP_VL,
-                        attribute << ": SL " << +sl << " maps to VL " << vl
-                                  << ", which the port has no buffer for (" << +m_nVls
-                                  << " data VLs, VL0-VL" << m_nVls - 1 << "; VL15 drops)");
+        // A user's attribute value: an InputError, which programs report with exit code 2.
+        const std::string table = " in \"" + m_sl2vlText + "\"";
+        if (num.fail() || (num >> rest) || vl < 0)
+        {
+            throw InputError(std::string(attribute) + ": \"" + item + "\" (SL " +
+                                 std::to_string(sl) + ") is not a VL" + table,
+                             "16 comma-separated VL numbers, one for each of SL0-SL15");
+        }
+        if (sl >= 16)
+        {
+            throw InputError(std::string(attribute) + ": more than 16 entries" + table,
+                             "one VL for each of SL0-SL15");
+        }
+        if (vl >= m_nVls && vl != DROP_VL)
+        {
+            throw InputError(std::string(attribute) + ": SL " + std::to_string(sl) +
+                                 " maps to VL " + std::to_string(vl) +
+                                 ", which the port has no buffer for (" + std::to_string(m_nVls) +
+                                 " data VLs)",
+                             "VL0-VL" + std::to_string(m_nVls - 1) + ", or 15 to drop");
+        }
         m_sl2vl[sl++] = static_cast<uint8_t>(vl);
     }
     if (sl == 0)
@@ -304,9 +321,12 @@ IbNetDevice::ConfigureSl2Vl()
         }
         return;
     }
-    NS_ABORT_MSG_IF(sl != 16,
-                    attribute << ": " << +sl << " entries in \"" << m_sl2vlText
-                              << "\"; the table has one VL for each of SL0-SL15");
+    if (sl != 16)
+    {
+        throw InputError(std::string(attribute) + ": " + std::to_string(sl) + " entries in \"" +
+                             m_sl2vlText + "\"",
+                         "one VL for each of SL0-SL15 (16 entries)");
+    }
 }
 
 const IbVlArbiter&

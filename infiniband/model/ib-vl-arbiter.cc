@@ -3,7 +3,7 @@
  */
 #include "ib-vl-arbiter.h"
 
-#include "ns3/abort.h"
+#include "ns3/input-error.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -87,19 +87,30 @@ IbVlArbiter::Parse(const std::string& attribute, const std::string& text, uint8_
         const int vl = colon == std::string::npos ? -1 : SmallNumber(Trim(entry.substr(0, colon)));
         const int weight =
             colon == std::string::npos ? -1 : SmallNumber(Trim(entry.substr(colon + 1)));
-        NS_ABORT_MSG_IF(vl < 0 || weight < 0,
-                        attribute << ": entry \"" << entry
-                                  << "\" is not VL:weight (e.g. \"1:64\") in \"" << text << "\"");
-        NS_ABORT_MSG_IF(vl >= nVls,
-                        attribute << ": entry \"" << entry << "\" names VL " << vl
-                                  << ", but the port has " << +nVls << " data VLs (VL0-VL"
-                                  << nVls - 1 << ")");
-        NS_ABORT_MSG_IF(weight > 255,
-                        attribute << ": entry \"" << entry << "\" has weight " << weight
-                                  << "; weights are 0-255 credits of 64 bytes");
-        NS_ABORT_MSG_IF(table.size() == MAX_ENTRIES,
-                        attribute << ": more than " << MAX_ENTRIES << " entries in \"" << text
-                                  << "\"");
+        // A user's attribute value: an InputError, which programs report with exit code 2.
+        const std::string where = attribute + ": entry \"" + entry + "\"";
+        if (vl < 0 || weight < 0)
+        {
+            throw InputError(where + " is not VL:weight in \"" + text + "\"",
+                             "comma-separated VL:weight entries, e.g. \"0:64,1:192\"");
+        }
+        if (vl >= nVls)
+        {
+            throw InputError(where + " names VL " + std::to_string(vl) + ", but the port has " +
+                                 std::to_string(nVls) + " data VLs",
+                             "VL0-VL" + std::to_string(nVls - 1));
+        }
+        if (weight > 255)
+        {
+            throw InputError(where + " has weight " + std::to_string(weight),
+                             "weights of 0-255 credits of 64 bytes");
+        }
+        if (table.size() == MAX_ENTRIES)
+        {
+            throw InputError(attribute + ": more than " + std::to_string(MAX_ENTRIES) +
+                                 " entries in \"" + text + "\"",
+                             "at most " + std::to_string(MAX_ENTRIES) + " entries (IBTA 7.6.9)");
+        }
         table.push_back({static_cast<uint8_t>(vl), static_cast<uint8_t>(weight)});
         start = comma + 1;
     }

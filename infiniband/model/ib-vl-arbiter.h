@@ -55,9 +55,9 @@ class IbVlArbiter
     /**
      * Read a table as OpenSM writes it ("VL:weight,VL:weight,...", e.g. "0:0,1:64,2:128").
      * The word "default" stands for OpenSM's default template restricted to the port's VLs;
-     * an empty string is an empty table. Stops the run naming the attribute and the entry for
-     * a malformed entry, a VL the port does not have, a weight above 255 or more than 64
-     * entries.
+     * an empty string is an empty table. Throws an InputError naming the attribute and the
+     * entry for a malformed entry, a VL the port does not have, a weight above 255 or more
+     * than 64 entries (a program reports it and exits with code 2).
      * \param attribute the attribute's full name, for the error message
      * \param text the table
      * \param nVls the port's data VLs

@@ -5,7 +5,8 @@ RoCEv2 run's, with IB's drop reasons and IB's per-packet overhead (34 bytes) in 
 the printed table has the same columns. With the default 64 KiB per VL on 400 Gb/s links of
 1 us the program warns that the links run below line rate; without a buffer given it sizes
 one that covers the credit round trip. --pcap writes a file per port; --cc=ib-cct warns that
-switches mark nothing without a threshold.
+switches mark nothing without a threshold. The IB run reports its ports (credit wait,
+utilisation), the congestion tree and a PNG; --ibGeneration=ndr sets 400G and 130 ns.
 
 usage: fabric-ib.py WORKDIR BINARY [ARG...]   (ARG: e.g. --k=4 --size=4MiB)
 """
@@ -86,6 +87,43 @@ def main():
     if not re.search(r"^# InfiniBand: \d+ bytes of receive buffer per VL", ib_out, re.M):
         problems.append("the IB run does not print its VL buffer")
 
+    # Observability: port counters, congestion tree, CSVs and a plot.
+    obs = fab.get("infiniband", {}).get("observability", {})
+    ib_dir = os.path.join(cwd, "ib")
+    for name in ("ib-ports.csv", "ib-credits.csv", "ib-congestion.csv", "ib-port-waits.csv"):
+        if not os.path.isfile(os.path.join(ib_dir, name)):
+            problems.append(f"the IB run wrote no {name}")
+    ports = obs.get("ports", {})
+    if ports.get("count") != 96:
+        problems.append(f"observability counts {ports.get('count')!r} ports, expected 96")
+    util = ports.get("max_utilisation")
+    if not isinstance(util, (int, float)) or not 0.5 < util <= 1.0:
+        problems.append(f"busiest port utilisation {util!r}, expected a ring link near 1")
+    vls = obs.get("vls", [])
+    if not vls or vls[0].get("vl") != 0 or vls[0].get("xmit_data_bytes", 0) <= 0:
+        problems.append(f"per-VL figures {vls!r}: expected VL 0 to have carried the bytes")
+    tree = obs.get("congestion_tree", {})
+    if not isinstance(tree.get("max_depth"), int) or not isinstance(
+            tree.get("max_congested_ports"), int):
+        problems.append(f"congestion tree entry {tree!r}")
+    plot = obs.get("plot", "")
+    if not plot.endswith("ib-fabric.png") or not os.path.isfile(plot):
+        problems.append(f"no IB plot: {plot!r}")
+    if "# InfiniBand: worst credit wait" not in ib_out:
+        problems.append("the IB run does not print its credit-wait line")
+    # --ibGeneration: the generation's rate and switch latency.
+    ndr_out, ndr = run(binary, cwd, "ndr", ["--fabric=ib", "--size=1MiB", "--ibGeneration=ndr"])
+    ndr_ib = ndr.get("fabric", {}).get("infiniband", {})
+    if (ndr["topology"]["link_rate_bps"] != 400e9 or ndr_ib.get("generation") != "ndr"
+            or ndr_ib.get("switch_latency_ns") != 130):
+        problems.append(f"--ibGeneration=ndr: rate {ndr['topology']['link_rate_bps']}, "
+                        f"entry {ndr_ib!r}")
+    edr_out, edr = run(binary, cwd, "edr", ["--fabric=ib", "--size=1MiB", "--ibGeneration=edr",
+                                            "--linkRate=200Gbps"])
+    if (edr["topology"]["link_rate_bps"] != 200e9
+            or edr.get("fabric", {}).get("infiniband", {}).get("switch_latency_ns") != 90):
+        problems.append("--ibGeneration=edr --linkRate=200Gbps: the given rate must win and "
+                        "EDR's 90 ns switch latency apply")
     # A buffer too small for 400 Gb/s on 1 us links: a warning, and the fraction in the summary.
     small_out, small = run(binary, cwd, "small", ["--fabric=ib", "--linkRate=400Gbps",
                                                   "--size=1MiB",

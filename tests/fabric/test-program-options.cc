@@ -249,6 +249,20 @@ TEST(FabricProgramOptions, Defaults)
     EXPECT_EQ(j["interval"], "10us");
     EXPECT_EQ(j["rate"], "1kbps");
     EXPECT_EQ(j["ns3"], nlohmann::json::object());
+    EXPECT_FALSE(o.IsGiven("size"));
+}
+
+TEST(FabricProgramOptions, IsGivenTellsAGivenValueFromItsDefault)
+{
+    Vars v;
+    ProgramOptions o("prog", "a test program");
+    AddOptions(o, v);
+    // --size given with its default value still counts as given.
+    o.Parse(Args({"prog", "--size=1KiB", "--verbose"}));
+    EXPECT_TRUE(o.IsGiven("size"));
+    EXPECT_TRUE(o.IsGiven("verbose"));
+    EXPECT_FALSE(o.IsGiven("rate"));
+    EXPECT_FALSE(o.IsGiven("nosuch"));
 }
 
 TEST(FabricProgramOptions, FabricList)

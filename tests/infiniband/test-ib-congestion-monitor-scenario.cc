@@ -2,10 +2,12 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 // The congestion monitor on a 15:1 incast: congestion spreads to every sender's port while the
-// incast lasts and is gone after it; the receiver-facing switch port runs at low credit.
+// incast lasts and is gone after it; the receiver-facing switch port runs at low credit. On a
+// fat-tree the same incast grows a congestion tree back to the far pods' senders.
 
 #include "ns3/config.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/fat-tree-builder.h"
 #include "ns3/ib-congestion-monitor.h"
 #include "ns3/ib-fabric-helper.h"
 #include "ns3/simulator.h"
@@ -52,6 +54,9 @@ TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
     }
     EXPECT_FALSE(congested.count(fabric.GetHca(0))) << "the receiver sends only ACKs";
     EXPECT_GE(monitor.GetMaxSpread(), n);
+    // One hop deep: the senders wait for the switch, whose port to the receiver never waits
+    // (the receiver drains at line rate), so it is the root and not part of the tree.
+    EXPECT_EQ(monitor.GetMaxDepth(), 1u);
     // The last interval sampled is quiet, and sampling stopped by itself with the traffic.
     ASSERT_FALSE(monitor.GetSpread().empty());
     EXPECT_TRUE(monitor.GetSpread().back().congested.empty());
@@ -67,6 +72,42 @@ TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
     monitor.WriteCredits(credits);
     monitor.WriteSpread(spread);
     EXPECT_EQ(credits.str().rfind("time_us,port,vl,credits,buffer_used,queued_bytes\n", 0), 0u);
-    EXPECT_EQ(spread.str().rfind("time_us,congested_ports,ports\n", 0), 0u);
+    EXPECT_EQ(spread.str().rfind("time_us,congested_ports,depth,ports\n", 0), 0u);
+    Simulator::Destroy();
+}
+
+TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToTheFarSenders)
+{
+    // k=4 fat-tree (16 hosts, 100G, 1 us cables): hosts 1-15 each write 512 KiB to host 0.
+    // Host 0's edge port is the root: it sends at line rate and never waits. Behind it every
+    // port feeding the hot spot fills its credits: the aggregation ports down to host 0's
+    // edge, the core ports down to its pod, the far pods' aggregation and edge uplinks, and
+    // the far senders' HCAs: a chain of five ports, each blocked by the node it feeds.
+    const FabricTopology topo = FatTreeBuilder(4)
+                                    .SetHostLinkRate(100000000000ULL)
+                                    .SetFabricLinkRate(100000000000ULL)
+                                    .SetLinkDelay(MicroSeconds(1))
+                                    .Build();
+    IbFabricHelper fabric;
+    fabric.Build(topo, EcmpRouteTable(topo));
+    for (uint32_t s = 1; s < topo.GetNHosts(); ++s)
+    {
+        auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(s),
+                                                  fabric.GetHostAddress(s),
+                                                  fabric.GetEngine(0),
+                                                  fabric.GetHostAddress(0));
+        qp->PostWrite(512 * 1024, true, s, s);
+    }
+    IbCongestionMonitor monitor(MicroSeconds(20));
+    monitor.Install(fabric);
+    Simulator::Run();
+    EXPECT_EQ(monitor.GetMaxDepth(), 5u);
+    EXPECT_EQ(fabric.GetCreditOverruns(), 0u);
+    // Depth never exceeds the congested ports of its interval, and a quiet interval has none.
+    for (const auto& s : monitor.GetSpread())
+    {
+        EXPECT_LE(s.depth, s.congested.size());
+        EXPECT_EQ(s.depth == 0, s.congested.empty());
+    }
     Simulator::Destroy();
 }

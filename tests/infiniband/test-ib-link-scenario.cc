@@ -5,6 +5,8 @@
 // resumes when the update arrives; the credit round trip limits a long link's throughput as
 // the buffer dictates; lost updates heal; a 15:1 incast drops nothing.
 
+#include "input-error-matcher.h"
+
 #include "ns3/config.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -238,15 +240,16 @@ TEST_F(IbLinkScenario, IncastFifteenToOneIsLosslessAndFillsTheReceiverLink)
     EXPECT_GT(stalled, MicroSeconds(10));
 }
 
-TEST(IbLinkDeathTest, ABufferSmallerThanOnePacketIsRefusedWithTheReason)
+TEST(IbLink, ABufferSmallerThanOnePacketIsAnInputErrorWithTheReason)
 {
     // 4 KB per VL cannot take one 4138-byte packet (65 credits): the sender could never send.
-    EXPECT_DEATH(
-        {
+    EXPECT_TRUE(input_error_matcher::ThrowsInputError(
+        [] {
             Config::SetDefault("ns3::IbNetDevice::VlBufferBytes", UintegerValue(4096));
             IbFabricHelper fabric;
             const FabricTopology topo = BackToBack(NanoSeconds(10));
             fabric.Build(topo, EcmpRouteTable(topo));
         },
-        "cannot hold one 4136-byte packet");
+        "ns3::IbNetDevice::VlBufferBytes: a receive buffer of 64 credits cannot hold one "
+        "4136-byte packet"));
 }

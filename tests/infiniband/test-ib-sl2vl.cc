@@ -5,6 +5,8 @@
 // default SL mod the data VLs, a port's own table, per (input, output, SL) switch entries, VL15
 // as drop, and the errors for a VL without a buffer.
 
+#include "input-error-matcher.h"
+
 #include "ns3/config.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -152,27 +154,6 @@ TEST(IbSl2VlDeathTest, AMapNamingAVlWithoutABufferStopsTheRunWithTheReason)
         },
         "SL2VL entry \\(in 1, out 0, SL 3\\) names VL 2, but output port 0 has no buffer for "
         "it \\(2 data VLs");
-    EXPECT_DEATH(
-        {
-            Config::SetDefault("ns3::IbNetDevice::Sl2Vl",
-                               StringValue("0,1,2,3,0,1,0,1,0,1,0,1,0,1,0,1"));
-            Star star;
-        },
-        "ns3::IbNetDevice::Sl2Vl: SL 2 maps to VL 2, which the port has no buffer for");
-    EXPECT_DEATH(
-        {
-            Config::SetDefault("ns3::IbNetDevice::Sl2Vl", StringValue("0,1,0,1"));
-            Star star;
-        },
-        "ns3::IbNetDevice::Sl2Vl: 4 entries in \"0,1,0,1\"; the table has one VL for each of "
-        "SL0-SL15");
-    EXPECT_DEATH(
-        {
-            Config::SetDefault("ns3::IbNetDevice::Sl2Vl",
-                               StringValue("0,x,0,1,0,1,0,1,0,1,0,1,0,1,0,1"));
-            Star star;
-        },
-        "ns3::IbNetDevice::Sl2Vl: \"x\" \\(SL 1\\) is not a VL");
     // An HCA whose own table drops a queue pair's SL: that QP could never send.
     EXPECT_DEATH(
         {
@@ -183,4 +164,29 @@ TEST(IbSl2VlDeathTest, AMapNamingAVlWithoutABufferStopsTheRunWithTheReason)
             Simulator::Run();
         },
         "the HCA with LID 2 maps SL 0 to VL15 \\(drop\\)");
+}
+
+TEST(IbSl2Vl, BadTablesInTheAttributeAreInputErrorsWithTheReason)
+{
+    using input_error_matcher::ThrowsInputError;
+    EXPECT_TRUE(ThrowsInputError(
+        [] {
+            Config::SetDefault("ns3::IbNetDevice::Sl2Vl",
+                               StringValue("0,1,2,3,0,1,0,1,0,1,0,1,0,1,0,1"));
+            Star star;
+        },
+        "ns3::IbNetDevice::Sl2Vl: SL 2 maps to VL 2, which the port has no buffer for"));
+    EXPECT_TRUE(ThrowsInputError(
+        [] {
+            Config::SetDefault("ns3::IbNetDevice::Sl2Vl", StringValue("0,1,0,1"));
+            Star star;
+        },
+        "ns3::IbNetDevice::Sl2Vl: 4 entries in \"0,1,0,1\""));
+    EXPECT_TRUE(ThrowsInputError(
+        [] {
+            Config::SetDefault("ns3::IbNetDevice::Sl2Vl",
+                               StringValue("0,x,0,1,0,1,0,1,0,1,0,1,0,1,0,1"));
+            Star star;
+        },
+        "ns3::IbNetDevice::Sl2Vl: \"x\" (SL 1) is not a VL"));
 }

@@ -5,6 +5,8 @@
 // arbiter's choices packet by packet, OpenSM's table syntax and its errors, and two saturating
 // VLs sharing one 400G link as their weights and the high-priority limit say.
 
+#include "input-error-matcher.h"
+
 #include "ns3/config.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -118,30 +120,35 @@ TEST(IbVlArbiter, DefaultIsOpenSmsTemplateForThePortsVls)
     EXPECT_TRUE(IbVlArbiter::Parse("a", "", 2, true).empty());
 }
 
-TEST(IbVlArbiterDeathTest, BadTablesStopTheRunNamingTheAttributeAndTheEntry)
+TEST(IbVlArbiter, BadTablesAreInputErrorsNamingTheAttributeAndTheEntry)
 {
-    EXPECT_DEATH(IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:0,1:300", 2, false),
-                 "ns3::IbNetDevice::VlArbLow: entry \"1:300\" has weight 300");
-    EXPECT_DEATH(IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:4,1", 2, false),
-                 "entry \"1\" is not VL:weight");
-    EXPECT_DEATH(IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:4,x:4", 2, false),
-                 "entry \"x:4\" is not VL:weight");
+    using input_error_matcher::ThrowsInputError;
+    EXPECT_TRUE(ThrowsInputError(
+        [] { IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:0,1:300", 2, false); },
+        "ns3::IbNetDevice::VlArbLow: entry \"1:300\" has weight 300"));
+    EXPECT_TRUE(ThrowsInputError(
+        [] { IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:4,1", 2, false); },
+        "entry \"1\" is not VL:weight"));
+    EXPECT_TRUE(ThrowsInputError(
+        [] { IbVlArbiter::Parse("ns3::IbNetDevice::VlArbLow", "0:4,x:4", 2, false); },
+        "entry \"x:4\" is not VL:weight"));
     std::string many;
     for (int i = 0; i < 65; ++i)
     {
         many += std::string(i ? "," : "") + "0:1";
     }
-    EXPECT_DEATH(IbVlArbiter::Parse("ns3::IbNetDevice::VlArbHigh", many, 2, true),
-                 "ns3::IbNetDevice::VlArbHigh: more than 64 entries");
+    EXPECT_TRUE(
+        ThrowsInputError([&] { IbVlArbiter::Parse("ns3::IbNetDevice::VlArbHigh", many, 2, true); },
+                         "ns3::IbNetDevice::VlArbHigh: more than 64 entries"));
     // Through the attribute of a real port: a VL the 2-VL port does not have.
-    EXPECT_DEATH(
-        {
+    EXPECT_TRUE(ThrowsInputError(
+        [] {
             Config::SetDefault("ns3::IbNetDevice::VlArbLow", StringValue("0:0,1:64,2:64"));
             IbFabricHelper fabric;
             const FabricTopology topo = StarBuilder(2).Build();
             fabric.Build(topo, EcmpRouteTable(topo));
         },
-        "ns3::IbNetDevice::VlArbLow: entry \"2:64\" names VL 2, but the port has 2 data VLs");
+        "ns3::IbNetDevice::VlArbLow: entry \"2:64\" names VL 2, but the port has 2 data VLs"));
 }
 
 namespace

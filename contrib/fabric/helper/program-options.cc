@@ -539,6 +539,7 @@ ProgramOptions::DoParse(const std::vector<std::string>& args)
                 throw e.WithContext("--" + arg.name);
             }
             seedGiven = seedGiven || arg.name == "seed";
+            m_given.insert(arg.name);
             continue;
         }
         if (arg.name.find("::") != std::string::npos)
@@ -632,6 +633,12 @@ Time
 ProgramOptions::GetStop() const
 {
     return m_stop;
+}
+
+bool
+ProgramOptions::IsGiven(const std::string& name) const
+{
+    return m_given.count(name) > 0;
 }
 
 nlohmann::json

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,11 @@ class ProgramOptions
      * and booleans; values with units are recorded as written.
      */
     nlohmann::json OptionsAsJson() const;
+    /**
+     * \param name a program option's name, without dashes
+     * \return whether the command line gave it (not only its default)
+     */
+    bool IsGiven(const std::string& name) const;
 
     /**
      * \brief End the program (one line, exit 2) unless every --fabric given is this one.
@@ -191,6 +197,7 @@ class ProgramOptions
     Time m_stop;                       //!< --stop.
     std::string m_stopText;            //!< --stop as written.
     nlohmann::json m_ns3Args;          //!< ns-3 attributes and globals given.
+    std::set<std::string> m_given;     //!< Program options the command line gave.
 };
 
 } // namespace ns3
