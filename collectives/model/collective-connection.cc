@@ -31,6 +31,36 @@ CollectiveConnection::SetReceiveCallback(ReceiveCallback cb)
     m_receive = cb;
 }
 
+bool
+CollectiveConnection::HasSenderBuffer() const
+{
+    return true;
+}
+
+NcclTuner::Link
+CollectiveConnection::GetLinkClass() const
+{
+    return m_link;
+}
+
+void
+CollectiveConnection::SetLinkClass(NcclTuner::Link link)
+{
+    m_link = link;
+}
+
+Time
+CollectiveConnection::GetIdleLatency() const
+{
+    return m_idleLatency;
+}
+
+void
+CollectiveConnection::SetIdleLatency(Time latency)
+{
+    m_idleLatency = latency;
+}
+
 void
 CollectiveConnection::DoDispose()
 {

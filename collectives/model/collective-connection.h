@@ -4,7 +4,10 @@
 #ifndef COLLECTIVE_CONNECTION_H
 #define COLLECTIVE_CONNECTION_H
 
+#include "nccl-tuner.h"
+
 #include "ns3/callback.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 namespace ns3
@@ -33,6 +36,22 @@ class CollectiveConnection : public Object
     void SetSendDoneCallback(SendDoneCallback cb);
     void SetReceiveCallback(ReceiveCallback cb);
 
+    /**
+     * Whether the sending GPU writes into a buffer on its own side that the transport then
+     * sends once the receiver has a free slot (NCCL's network transport: the GPU fills a local
+     * FIFO slot, the proxy posts it after the receiver's clear-to-send; PXN) or straight into
+     * the receiver's FIFO (NCCL's P2P transport over NVLink). True by default.
+     */
+    virtual bool HasSenderBuffer() const;
+
+    /// NCCL's link class of the connection, for the per-hop latencies (default NET).
+    NcclTuner::Link GetLinkClass() const;
+    void SetLinkClass(NcclTuner::Link link);
+    /// What the connection itself takes to deliver a small message on an idle path (host
+    /// latencies, cables, switches, NVLink), as the builder of the connection computed it.
+    Time GetIdleLatency() const;
+    void SetIdleLatency(Time latency);
+
   protected:
     void DoDispose() override;
     void NotifySendDone(uint32_t tag);
@@ -41,6 +60,8 @@ class CollectiveConnection : public Object
   private:
     SendDoneCallback m_sendDone;
     ReceiveCallback m_receive;
+    NcclTuner::Link m_link{NcclTuner::Link::NET};
+    Time m_idleLatency;
 };
 
 } // namespace ns3
