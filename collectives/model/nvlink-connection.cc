@@ -1,0 +1,73 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nvlink-connection.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NvLinkConnection");
+NS_OBJECT_ENSURE_REGISTERED(NvLinkConnection);
+
+TypeId
+NvLinkConnection::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NvLinkConnection")
+                            .SetParent<CollectiveConnection>()
+                            .SetGroupName("Collectives")
+                            .AddConstructor<NvLinkConnection>();
+    return tid;
+}
+
+NvLinkConnection::NvLinkConnection()
+{
+    SetLinkClass(NcclTuner::Link::NVLINK);
+}
+
+void
+NvLinkConnection::DoDispose()
+{
+    m_switch = nullptr;
+    m_peer = nullptr;
+    CollectiveConnection::DoDispose();
+}
+
+bool
+NvLinkConnection::HasSenderBuffer() const
+{
+    return false;
+}
+
+void
+NvLinkConnection::Send(uint64_t bytes, uint32_t tag)
+{
+    Ptr<NvLinkConnection> self(this);
+    Ptr<NvLinkConnection> peer(m_peer);
+    m_switch->Transfer(m_stream, bytes, NvSwitch::DeliveredCallback([self, peer, bytes, tag]() {
+                           peer->NotifyReceive(bytes, tag);
+                           self->NotifySendDone(tag);
+                       }));
+}
+
+std::pair<Ptr<NvLinkConnection>, Ptr<NvLinkConnection>>
+NvLinkConnection::Connect(Ptr<NvSwitch> nvswitch, uint32_t a, uint32_t b)
+{
+    Ptr<NvLinkConnection> ca = CreateObject<NvLinkConnection>();
+    Ptr<NvLinkConnection> cb = CreateObject<NvLinkConnection>();
+    ca->m_switch = nvswitch;
+    cb->m_switch = nvswitch;
+    ca->m_stream = nvswitch->AddStream(a, b);
+    cb->m_stream = nvswitch->AddStream(b, a);
+    ca->m_peer = PeekPointer(cb);
+    cb->m_peer = PeekPointer(ca);
+    // A small message: the switch latency (its serialisation is negligible).
+    for (auto c : {ca, cb})
+    {
+        c->SetIdleLatency(nvswitch->GetLatency());
+    }
+    return {ca, cb};
+}
+
+} // namespace ns3

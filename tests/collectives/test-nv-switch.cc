@@ -1,0 +1,173 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NvSwitch: the per-GPU NVLink bandwidth model. Presets; one transfer pipelines its segments
+ * through egress and ingress; an incast shares the receiver's ingress, a fan-out the
+ * sender's egress, each fairly; a stream delivers in order while streams interleave; a
+ * congested receiver holds its senders back (their other traffic takes the egress).
+ */
+
+#include "ns3/nv-switch.h"
+#include "ns3/nvlink-connection.h"
+#include "ns3/simulator.h"
+
+#include <cstdint>
+#include <gtest/gtest.h>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+Ptr<NvSwitch>
+MakeSwitch(uint32_t gpus)
+{
+    Ptr<NvSwitch> s = CreateObject<NvSwitch>();
+    s->SetGpuCount(gpus);
+    return s;
+}
+
+/// Start a transfer now and record its delivery time.
+void
+Start(Ptr<NvSwitch> s, uint32_t stream, uint64_t bytes, Time* at)
+{
+    s->Transfer(stream, bytes, NvSwitch::DeliveredCallback([at]() { *at = Simulator::Now(); }));
+}
+
+double
+Seconds(uint64_t bytes, Ptr<NvSwitch> s)
+{
+    return s->GetGpuBandwidth().CalculateBytesTxTime(bytes).GetSeconds();
+}
+
+} // namespace
+
+TEST(NvSwitch, PresetsAreNcclsLinkFiguresTimesTheLinks)
+{
+    EXPECT_NEAR(NvSwitch::GetPresetBandwidth(GpuGeneration::HOPPER).GetBitRate() / 8e9,
+                370.8,
+                1e-6);
+    EXPECT_NEAR(NvSwitch::GetPresetBandwidth(GpuGeneration::AMPERE).GetBitRate() / 8e9,
+                240.0,
+                1e-6);
+    EXPECT_EQ(MakeSwitch(8)->GetGpuBandwidth(),
+              NvSwitch::GetPresetBandwidth(GpuGeneration::HOPPER));
+}
+
+TEST(NvSwitch, ATransferAlonePipelinesItsSegmentsThroughEgressAndIngress)
+{
+    // 16 segments of 64 KiB: the egress sends them back to back, the ingress receives each
+    // right after: 17 segment times, plus the latency.
+    Ptr<NvSwitch> s = MakeSwitch(2);
+    s->SetAttribute("Latency", TimeValue(NanoSeconds(300)));
+    Time at;
+    Start(s, s->AddStream(0, 1), 1 << 20, &at);
+    Simulator::Run();
+    const Time seg = s->GetGpuBandwidth().CalculateBytesTxTime(64 * 1024);
+    EXPECT_EQ(at, seg * 17 + NanoSeconds(300));
+    EXPECT_EQ(s->GetBytesSent(0), 1U << 20);
+    EXPECT_EQ(s->GetBytesReceived(1), 1U << 20);
+    EXPECT_EQ(s->GetIngressBusyTime(1), seg * 16);
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, AnIncastSharesTheIngressAndAFanOutTheEgressFairly)
+{
+    const uint64_t bytes = 8 << 20;
+    {
+        // GPUs 1, 2 and 3 send 8 MiB each to GPU 0: 24 MiB through one ingress.
+        Ptr<NvSwitch> s = MakeSwitch(4);
+        std::vector<Time> at(4);
+        for (uint32_t g = 1; g < 4; ++g)
+        {
+            Start(s, s->AddStream(g, 0), bytes, &at[g]);
+        }
+        Simulator::Run();
+        for (uint32_t g = 1; g < 4; ++g)
+        {
+            EXPECT_NEAR(at[g].GetSeconds(), Seconds(3 * bytes, s), Seconds(3 * 64 * 1024, s))
+                << "sender " << g;
+        }
+        Simulator::Destroy();
+    }
+    {
+        // GPU 0 sends 8 MiB to each of 1, 2, 3: 24 MiB through one egress.
+        Ptr<NvSwitch> s = MakeSwitch(4);
+        std::vector<Time> at(4);
+        for (uint32_t g = 1; g < 4; ++g)
+        {
+            Start(s, s->AddStream(0, g), bytes, &at[g]);
+        }
+        Simulator::Run();
+        for (uint32_t g = 1; g < 4; ++g)
+        {
+            EXPECT_NEAR(at[g].GetSeconds(), Seconds(3 * bytes, s), Seconds(3 * 64 * 1024, s))
+                << "receiver " << g;
+        }
+        Simulator::Destroy();
+    }
+}
+
+TEST(NvSwitch, AStreamDeliversInOrderWhileStreamsInterleave)
+{
+    Ptr<NvSwitch> s = MakeSwitch(2);
+    const uint32_t a = s->AddStream(0, 1);
+    const uint32_t b = s->AddStream(0, 1);
+    Time bigA;
+    Time smallA;
+    Time smallB;
+    Start(s, a, 4 << 20, &bigA);
+    Start(s, a, 1024, &smallA);
+    Start(s, b, 1024, &smallB);
+    Simulator::Run();
+    EXPECT_LT(bigA, smallA) << "a stream's second transfer waits for its first";
+    EXPECT_LT(smallB, bigA) << "another stream's transfer goes between its segments";
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, ACongestedReceiverHoldsItsSendersBackAndTheirOtherTrafficGoesOn)
+{
+    // GPUs 1, 2, 3 send 8 MiB each to GPU 0 (a third of its ingress each); GPU 1 also sends
+    // 8 MiB to the idle GPU 4. Held back at GPU 0, GPU 1's egress gives the rest to GPU 4:
+    // about two thirds of the bandwidth while the incast lasts, not the half a blind round
+    // robin would give.
+    Ptr<NvSwitch> s = MakeSwitch(5);
+    std::vector<Time> at(4);
+    for (uint32_t g = 1; g < 4; ++g)
+    {
+        Start(s, s->AddStream(g, 0), 8 << 20, &at[g]);
+    }
+    Time side;
+    Start(s, s->AddStream(1, 4), 8 << 20, &side);
+    Simulator::Run();
+    // GPU 4 got its 8 MiB at 2/3 of the rate: 12 MiB times.
+    EXPECT_NEAR(side.GetSeconds(), Seconds(12 << 20, s), Seconds(12 << 20, s) * 0.05);
+    EXPECT_NEAR(at[1].GetSeconds(), Seconds(24 << 20, s), Seconds(24 << 20, s) * 0.02);
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, AConnectionsEndsCarryMessagesBothWays)
+{
+    Ptr<NvSwitch> s = MakeSwitch(2);
+    auto [a, b] = NvLinkConnection::Connect(s, 0, 1);
+    EXPECT_FALSE(a->HasSenderBuffer());
+    EXPECT_EQ(a->GetLinkClass(), NcclTuner::Link::NVLINK);
+    std::vector<uint32_t> atB;
+    std::vector<uint32_t> atA;
+    std::vector<uint32_t> doneA;
+    b->SetReceiveCallback(
+        CollectiveConnection::ReceiveCallback([&](uint64_t, uint32_t t) { atB.push_back(t); }));
+    a->SetReceiveCallback(
+        CollectiveConnection::ReceiveCallback([&](uint64_t, uint32_t t) { atA.push_back(t); }));
+    a->SetSendDoneCallback(
+        CollectiveConnection::SendDoneCallback([&](uint32_t t) { doneA.push_back(t); }));
+    a->Send(1 << 20, 1);
+    a->Send(100, 2);
+    b->Send(64, 7);
+    Simulator::Run();
+    EXPECT_EQ(atB, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(doneA, (std::vector<uint32_t>{1, 2}));
+    EXPECT_EQ(atA, std::vector<uint32_t>{7});
+    Simulator::Destroy();
+}
