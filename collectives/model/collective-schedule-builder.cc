@@ -24,6 +24,48 @@ CollectiveScheduleBuilder::Split(const Config& config)
     return ChannelSplit(c);
 }
 
+std::vector<uint32_t>
+CollectiveScheduleBuilder::IntraOrder(const Config& config, uint32_t channel)
+{
+    if (config.intraOrders.empty())
+    {
+        std::vector<uint32_t> order(config.gpusPerNode);
+        for (uint32_t g = 0; g < config.gpusPerNode; ++g)
+        {
+            order[g] = g;
+        }
+        return order;
+    }
+    const std::vector<uint32_t>& order = config.intraOrders[channel % config.intraOrders.size()];
+    std::vector<bool> seen(config.gpusPerNode, false);
+    NS_ABORT_MSG_IF(order.size() != config.gpusPerNode,
+                    "an intra-node order of " << order.size() << " GPUs, not "
+                                              << config.gpusPerNode);
+    for (uint32_t g : order)
+    {
+        NS_ABORT_MSG_IF(g >= config.gpusPerNode || seen[g],
+                        "an intra-node order that is not a permutation of the GPUs");
+        seen[g] = true;
+    }
+    return order;
+}
+
+std::vector<uint32_t>
+CollectiveScheduleBuilder::RingOrder(const Config& config, uint32_t channel)
+{
+    const std::vector<uint32_t> intra = IntraOrder(config, channel);
+    std::vector<uint32_t> order;
+    order.reserve(config.nNodes * config.gpusPerNode);
+    for (uint32_t node = 0; node < config.nNodes; ++node)
+    {
+        for (uint32_t g : intra)
+        {
+            order.push_back(node * config.gpusPerNode + g);
+        }
+    }
+    return order;
+}
+
 CollectiveSchedule
 CollectiveScheduleBuilder::Build(const Config& config)
 {
@@ -60,6 +102,7 @@ CollectiveScheduleBuilder::Build(const Config& config)
                               part.slicesPerChunk,
                               config.root);
             ring.SetPart(part.offset, part.bytes);
+            ring.SetRingOrder(RingOrder(config, part.channel));
             ring.AppendTo(schedule, part.channel);
         }
         else
@@ -70,7 +113,8 @@ CollectiveScheduleBuilder::Build(const Config& config)
                                  DoubleBinaryTree::GetRankTree(config.nNodes,
                                                                config.gpusPerNode,
                                                                tree,
-                                                               config.treePattern));
+                                                               config.treePattern,
+                                                               IntraOrder(config, part.channel)));
             channel.SetPart(part.offset, part.bytes);
             channel.AppendTo(schedule, part.channel);
         }

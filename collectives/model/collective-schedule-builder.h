@@ -11,6 +11,7 @@
 #include "p2p-schedule.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -22,8 +23,10 @@ namespace ns3
  * over DoubleBinaryTree::GetRankTree), or NCCL's point-to-point rounds (P2pSchedule) for
  * all-to-all and send/recv.
  *
- * Ranks are numbered node x gpusPerNode + local. Rings visit the ranks in that order (the
- * inter-node ring of NCCL's search: nodes in rank order, each node's GPUs as a chain).
+ * Ranks are numbered node x gpusPerNode + local. Rings visit the nodes in rank order and each
+ * node's GPUs as a chain (the inter-node ring of NCCL's search); the chain is the channel's
+ * intra-node order, the same on every node as NCCL's graphs are (intraOrders, by default
+ * 0..G-1), and the trees hang off the same chain.
  * Trees: NCCL duplicates its channels and gives the first half tree 0 and the second half
  * tree 1 (src/graph/connect.cc, channel c and c + nChannels); so with maxChannels
  * communicator channels, channel c < maxChannels / 2 uses tree 0 and the others tree 1,
@@ -41,7 +44,15 @@ class CollectiveScheduleBuilder
         DoubleBinaryTree::Pattern treePattern{DoubleBinaryTree::Pattern::BALANCED_TREE};
         uint64_t p2pChunkBytes{P2pSchedule::NET_CHUNK_BYTES};
         uint32_t sendRecvShift{1}; //!< nccl-tests sendrecv: to rank + 1, from rank - 1
+        /// Per channel c, intraOrders[c % size] is the chain of local GPUs (a permutation of
+        /// 0..G-1); empty: 0..G-1 on every channel.
+        std::vector<std::vector<uint32_t>> intraOrders;
     };
+
+    /// Channel c's chain of local GPUs.
+    static std::vector<uint32_t> IntraOrder(const Config& config, uint32_t channel);
+    /// Channel c's ring over all ranks: node by node, each node's GPUs in its chain.
+    static std::vector<uint32_t> RingOrder(const Config& config, uint32_t channel);
 
     /// The collective's schedule (empty for a single rank, which copies locally).
     static CollectiveSchedule Build(const Config& config);

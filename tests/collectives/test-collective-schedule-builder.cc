@@ -208,3 +208,47 @@ TEST(CollectiveScheduleBuilder, DefaultsAreNcclsChunking)
     c.gpusPerNode = 1;
     EXPECT_TRUE(CollectiveScheduleBuilder::Build(c).GetTransfers().empty());
 }
+
+TEST(CollectiveScheduleBuilder, EachChannelFollowsItsIntraNodeOrder)
+{
+    // 2 nodes x 4 GPUs; channel 1's chain starts at GPU 1 (the GPU of the NIC it uses): its
+    // ring is 1 2 3 0 | 5 6 7 4, so GPU 0 of node 0 sends across to GPU 1 of node 1 (rank 5)
+    // and GPU 0 of node 1 (rank 4) back to rank 1; channel 0 keeps 0..3.
+    for (NcclAlgorithm algo : {NcclAlgorithm::RING, NcclAlgorithm::TREE})
+    {
+        for (uint64_t bytes : {64000u, 200000u})
+        {
+            Config c = Small(CollectiveOp::ALL_REDUCE, algo, NcclProtocol::SIMPLE, 2, 4);
+            c.bytes = bytes;
+            c.nChannels = 2;
+            c.intraOrders = {{0, 1, 2, 3}, {1, 2, 3, 0}};
+            EXPECT_EQ(CollectiveScheduleBuilder::RingOrder(c, 1),
+                      (std::vector<uint32_t>{1, 2, 3, 0, 5, 6, 7, 4}));
+            const CollectiveSchedule s = CollectiveScheduleBuilder::Build(c);
+            EXPECT_EQ(Check(s), "") << Name(c);
+            std::set<std::pair<uint32_t, uint32_t>> crossing[2];
+            for (const auto& t : s.GetTransfers())
+            {
+                if (t.src / 4 != t.dst / 4)
+                {
+                    crossing[t.channel].insert({t.src, t.dst});
+                }
+            }
+            if (algo == NcclAlgorithm::RING)
+            {
+                EXPECT_EQ(crossing[0], (std::set<std::pair<uint32_t, uint32_t>>{{3, 4}, {7, 0}}));
+                EXPECT_EQ(crossing[1], (std::set<std::pair<uint32_t, uint32_t>>{{0, 5}, {4, 1}}));
+            }
+            else
+            {
+                // Trees hang off the chain's head: GPU 1 of each node on channel 1.
+                for (const auto& [src, dst] : crossing[1])
+                {
+                    EXPECT_EQ(src % 4, 1U);
+                    EXPECT_EQ(dst % 4, 1U);
+                }
+                EXPECT_FALSE(crossing[1].empty());
+            }
+        }
+    }
+}
