@@ -95,6 +95,18 @@ RailOptimizedBuilder::SetLinkDelay(Time delay)
 }
 
 uint32_t
+RailOptimizedBuilder::GetNNodes() const
+{
+    return m_nodes;
+}
+
+uint32_t
+RailOptimizedBuilder::GetNRails() const
+{
+    return m_rails;
+}
+
+uint32_t
 RailOptimizedBuilder::GetNHosts() const
 {
     return m_nodes * m_rails;

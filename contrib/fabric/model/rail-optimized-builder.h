@@ -51,6 +51,8 @@ class RailOptimizedBuilder
 
     FabricTopology Build() const;
 
+    uint32_t GetNNodes() const;
+    uint32_t GetNRails() const;
     uint32_t GetNHosts() const;
     uint32_t GetNLeaves() const;
     uint32_t GetNSpines() const;

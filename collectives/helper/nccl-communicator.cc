@@ -1,0 +1,352 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nccl-communicator.h"
+
+#include "ns3/abort.h"
+#include "ns3/bus-bandwidth.h"
+#include "ns3/channel-split.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/log.h"
+#include "ns3/nvlink-connection.h"
+#include "ns3/pxn-connection.h"
+#include "ns3/rank-program.h"
+#include "ns3/rdma-connection.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NcclCommunicator");
+
+namespace
+{
+/// The NvSwitch bandwidth for a generation: its preset, unless ns3::NvSwitch::GpuBandwidth
+/// was given (a default changed from the built-in H100 one).
+DataRate
+NvlinkBandwidth(GpuGeneration generation)
+{
+    TypeId::AttributeInformation info;
+    NvSwitch::GetTypeId().LookupAttributeByName("GpuBandwidth", &info);
+    const DataRate configured = DynamicCast<const DataRateValue>(info.initialValue)->Get();
+    const DataRate builtIn = NvSwitch::GetPresetBandwidth(GpuGeneration::HOPPER);
+    return configured != builtIn ? configured : NvSwitch::GetPresetBandwidth(generation);
+}
+} // namespace
+
+NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
+                                   const FabricTopology& topology,
+                                   const EcmpRouteTable& routes,
+                                   const GpuLayout& layout,
+                                   const Config& config)
+    : m_fabric(fabric),
+      m_topology(topology),
+      m_routes(routes),
+      m_layout(layout),
+      m_config(config),
+      m_nChannels(config.nChannels ? config.nChannels : DefaultChannels(layout))
+{
+    const uint32_t nodes = layout.GetNNodes();
+    const uint32_t gpus = layout.GetGpusPerNode();
+    uint64_t rate = std::numeric_limits<uint64_t>::max();
+    for (uint32_t n = 0; n < nodes; ++n)
+    {
+        for (uint32_t i = 0; i < layout.GetNicsPerNode(); ++i)
+        {
+            const uint32_t host = layout.GetNicHost(n, i);
+            NS_ABORT_MSG_IF(host >= fabric.GetNHosts(),
+                            "NIC " << i << " of node " << n << " is host " << host << " of "
+                                   << fabric.GetNHosts());
+            const uint32_t node = topology.GetHosts()[host];
+            rate = std::min(rate, topology.GetLink(topology.GetPorts(node)[0]).rateBps);
+        }
+    }
+    m_nicGbps = rate / 1e9;
+
+    NcclTuner::Config tc;
+    tc.generation = config.generation;
+    tc.nNodes = nodes;
+    tc.gpusPerNode = gpus;
+    tc.nicsPerNode = layout.GetNicsPerNode();
+    tc.nicGbps = m_nicGbps;
+    tc.nvlink = gpus > 1;
+    tc.nChannels = m_nChannels;
+    m_tuner = std::make_unique<NcclTuner>(tc);
+
+    if (gpus > 1)
+    {
+        const DataRate nvlink = NvlinkBandwidth(config.generation);
+        for (uint32_t n = 0; n < nodes; ++n)
+        {
+            Ptr<NvSwitch> s = CreateObject<NvSwitch>();
+            s->SetAttribute("GpuBandwidth", DataRateValue(nvlink));
+            s->SetGpuCount(gpus);
+            m_switches.push_back(s);
+        }
+    }
+    for (uint32_t r = 0; r < layout.GetNRanks(); ++r)
+    {
+        Ptr<GpuRank> rank = CreateObject<GpuRank>();
+        rank->SetRank(r);
+        fabric.GetHostNode(layout.GetHost(r))->AddApplication(rank);
+        m_ranks.push_back(rank);
+    }
+}
+
+NcclCommunicator::~NcclCommunicator() = default;
+
+uint32_t
+NcclCommunicator::DefaultChannels(const GpuLayout& layout)
+{
+    return layout.GetGpusPerNode() > 1 ? 16 : 2 * layout.GetNicsPerNode();
+}
+
+std::pair<NcclAlgorithm, NcclProtocol>
+NcclCommunicator::Choose(const Request& request) const
+{
+    if (!request.tuned)
+    {
+        return {request.algorithm, request.protocol};
+    }
+    if (request.op == CollectiveOp::ALL_TO_ALL || request.op == CollectiveOp::SEND_RECV)
+    {
+        // NCCL sends P2P operations with Simple, without the tuner.
+        return {NcclAlgorithm::RING, NcclProtocol::SIMPLE};
+    }
+    const NcclTuner::Estimate e =
+        m_tuner->Pick(request.op, BusBandwidth::SizeBytes(request.op, GetNRanks(), request.bytes));
+    return {e.algorithm, e.protocol};
+}
+
+CollectiveScheduleBuilder::Config
+NcclCommunicator::ScheduleConfig(const Request& request,
+                                 NcclAlgorithm algorithm,
+                                 NcclProtocol protocol) const
+{
+    CollectiveScheduleBuilder::Config c;
+    c.op = request.op;
+    c.algorithm = algorithm;
+    c.protocol = protocol;
+    c.nNodes = m_layout.GetNNodes();
+    c.gpusPerNode = m_layout.GetGpusPerNode();
+    c.nRanks = GetNRanks();
+    c.bytes = request.bytes;
+    c.elementSize = request.elementSize;
+    c.nChannels = m_nChannels;
+    c.root = request.root;
+    // Channel c's chain starts at the GPU of NIC c mod nicsPerNode.
+    const uint32_t gpus = m_layout.GetGpusPerNode();
+    const uint32_t rails = std::min(m_layout.GetNicsPerNode(), gpus);
+    for (uint32_t nic = 0; nic < rails; ++nic)
+    {
+        const uint32_t head = m_layout.GetNicGpu(nic);
+        std::vector<uint32_t> chain(gpus);
+        for (uint32_t k = 0; k < gpus; ++k)
+        {
+            chain[k] = (head + k) % gpus;
+        }
+        c.intraOrders.push_back(chain);
+    }
+    return c;
+}
+
+GpuRank::OpConfig
+NcclCommunicator::OpConfig(CollectiveOp op,
+                           NcclAlgorithm algorithm,
+                           NcclProtocol protocol,
+                           uint32_t opIndex)
+{
+    GpuRank::OpConfig c;
+    c.opIndex = opIndex;
+    c.protocol = protocol;
+    c.slotsPerMessage = ChannelSplit::SliceSteps(op, algorithm, protocol);
+    c.startLatency = MicroSeconds(NcclTuner::BaseLatencyUs(algorithm, protocol));
+    for (NcclTuner::Link link :
+         {NcclTuner::Link::NVLINK, NcclTuner::Link::PCI, NcclTuner::Link::NET})
+    {
+        c.hopLatency[static_cast<size_t>(link)] =
+            MicroSeconds(NcclTuner::HwLatencyUs(link, algorithm, protocol));
+    }
+    return c;
+}
+
+void
+NcclCommunicator::Start(const Request& request, DoneCallback done)
+{
+    NS_ABORT_MSG_IF(m_running, "a collective started while another one runs");
+    const auto [algorithm, protocol] = Choose(request);
+    const CollectiveSchedule schedule =
+        CollectiveScheduleBuilder::Build(ScheduleConfig(request, algorithm, protocol));
+    const std::vector<RankProgram> programs = RankProgram::Compile(schedule);
+    for (const RankProgram& p : programs)
+    {
+        for (const RankProgram::Queue& q : p.GetSendQueues())
+        {
+            Connect(q.channel, p.GetRank(), q.peer);
+        }
+    }
+    m_result = Result();
+    m_result.request = request;
+    m_result.algorithm = algorithm;
+    m_result.protocol = protocol;
+    m_result.nChannels = std::max(1U, schedule.GetNChannels());
+    m_result.opIndex = m_nextOp++;
+    m_result.start = Simulator::Now();
+    m_done = done;
+    m_running = true;
+    m_ranksLeft = GetNRanks();
+    const GpuRank::OpConfig config = OpConfig(request.op, algorithm, protocol, m_result.opIndex);
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
+    {
+        m_ranks[r]->Start(std::make_shared<const RankProgram>(programs[r]),
+                          config,
+                          MakeCallback(&NcclCommunicator::RankDone, this));
+    }
+}
+
+bool
+NcclCommunicator::IsRunning() const
+{
+    return m_running;
+}
+
+void
+NcclCommunicator::RankDone(uint32_t, uint32_t opIndex)
+{
+    NS_ASSERT(m_running && opIndex == m_result.opIndex);
+    if (--m_ranksLeft > 0)
+    {
+        return;
+    }
+    m_running = false;
+    m_result.end = Simulator::Now();
+    if (!m_done.IsNull())
+    {
+        m_done(m_result);
+    }
+}
+
+void
+NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
+{
+    if (m_ranks[src]->HasSendConnection(channel, dst))
+    {
+        return;
+    }
+    const uint32_t srcNode = m_layout.GetNode(src);
+    const uint32_t dstNode = m_layout.GetNode(dst);
+    const uint32_t srcGpu = m_layout.GetLocal(src);
+    const uint32_t dstGpu = m_layout.GetLocal(dst);
+    if (srcNode == dstNode)
+    {
+        auto [a, b] = NvLinkConnection::Connect(m_switches.at(srcNode), srcGpu, dstGpu);
+        m_ranks[src]->AddSendConnection(channel, dst, a);
+        m_ranks[dst]->AddReceiveConnection(channel, src, b);
+        ++m_nvlink;
+        return;
+    }
+    const uint32_t dstNic = m_layout.GetNic(dstGpu);
+    const uint32_t ownNic = m_layout.GetNic(srcGpu);
+    const uint32_t srcNic = m_config.pxn && dstNic < m_layout.GetNicsPerNode() ? dstNic : ownNic;
+    const uint32_t hostA = m_layout.GetNicHost(srcNode, srcNic);
+    const uint32_t hostB = m_layout.GetNicHost(dstNode, dstNic);
+    Ptr<RdmaEngine> engineA = m_fabric.GetEngine(hostA);
+    Ptr<RdmaEngine> engineB = m_fabric.GetEngine(hostB);
+    auto [a, b] = RdmaConnection::Connect(engineA,
+                                          m_fabric.GetRdmaAddress(hostA),
+                                          engineB,
+                                          m_fabric.GetRdmaAddress(hostB));
+    const Time path =
+        m_fabric.GetPathLatency(m_topology, m_routes, hostA, hostB, GpuRank::CREDIT_BYTES);
+    const Time idle = engineA->GetTxLatency() + std::max(Time(0), path) + engineB->GetRxLatency();
+    a->SetIdleLatency(idle);
+    b->SetIdleLatency(idle);
+    m_network.push_back(a);
+    Ptr<CollectiveConnection> sender = a;
+    if (srcNic != ownNic)
+    {
+        Ptr<PxnConnection> pxn = CreateObject<PxnConnection>();
+        pxn->Setup(m_switches.at(srcNode), srcGpu, m_layout.GetNicGpu(srcNic), a);
+        sender = pxn;
+        ++m_pxn;
+    }
+    m_ranks[src]->AddSendConnection(channel, dst, sender);
+    m_ranks[dst]->AddReceiveConnection(channel, src, b);
+}
+
+const NcclTuner&
+NcclCommunicator::GetTuner() const
+{
+    return *m_tuner;
+}
+
+const GpuLayout&
+NcclCommunicator::GetLayout() const
+{
+    return m_layout;
+}
+
+uint32_t
+NcclCommunicator::GetNRanks() const
+{
+    return m_layout.GetNRanks();
+}
+
+uint32_t
+NcclCommunicator::GetNChannels() const
+{
+    return m_nChannels;
+}
+
+double
+NcclCommunicator::GetNicGbps() const
+{
+    return m_nicGbps;
+}
+
+Ptr<GpuRank>
+NcclCommunicator::GetRank(uint32_t rank) const
+{
+    return m_ranks.at(rank);
+}
+
+Ptr<NvSwitch>
+NcclCommunicator::GetNvSwitch(uint32_t node) const
+{
+    return m_switches.empty() ? nullptr : m_switches.at(node);
+}
+
+uint32_t
+NcclCommunicator::GetNvLinkConnections() const
+{
+    return m_nvlink;
+}
+
+uint32_t
+NcclCommunicator::GetNetworkConnections() const
+{
+    return m_network.size();
+}
+
+uint32_t
+NcclCommunicator::GetPxnConnections() const
+{
+    return m_pxn;
+}
+
+uint64_t
+NcclCommunicator::GetRetransmissions() const
+{
+    uint64_t total = 0;
+    for (const Ptr<RdmaConnection>& c : m_network)
+    {
+        total += c->GetQueuePair()->GetRetransmittedPackets();
+    }
+    return total;
+}
+
+} // namespace ns3

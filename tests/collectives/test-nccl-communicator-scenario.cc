@@ -1,0 +1,201 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * NcclCommunicator on small rail-optimised fabrics, packet by packet: the transports each
+ * connection gets (NVLink inside a node, RDMA between nodes, PXN through the rail's GPU),
+ * every collective completing on RoCEv2 and InfiniBand, and a ring all-reduce close to the
+ * bound of its bottleneck.
+ */
+
+#include "ns3/bus-bandwidth.h"
+#include "ns3/core-module.h"
+#include "ns3/ecmp-route-table.h"
+#include "ns3/gpu-layout.h"
+#include "ns3/ib-fabric-helper.h"
+#include "ns3/nccl-communicator.h"
+#include "ns3/rail-optimized-builder.h"
+#include "ns3/roce-fabric-helper.h"
+
+#include <gtest/gtest.h>
+#include <memory>
+
+using namespace ns3;
+
+namespace
+{
+
+/// nodes x gpus GPUs with one NIC each on a rail-optimised fabric of this rate.
+struct Cluster
+{
+    Cluster(uint32_t nodes, uint32_t gpus, const std::string& kind, uint64_t rateBps = 100e9)
+        : builder(nodes, gpus),
+          topo(builder.SetHostLinkRate(rateBps).SetUplinkRate(rateBps).Build()),
+          routes(topo),
+          layout(GpuLayout::OnRails(builder, gpus))
+    {
+        if (kind == "roce")
+        {
+            roce = std::make_unique<RoceFabricHelper>();
+            roce->SetInstallInternetStack(false);
+            roce->Build(topo, routes);
+            fabric = roce.get();
+        }
+        else
+        {
+            ib = std::make_unique<IbFabricHelper>();
+            ib->Build(topo, routes);
+            fabric = ib.get();
+        }
+    }
+
+    ~Cluster()
+    {
+        Simulator::Destroy();
+    }
+
+    /// Run one collective to its end.
+    NcclCommunicator::Result Run(NcclCommunicator& comm, const NcclCommunicator::Request& req)
+    {
+        NcclCommunicator::Result result;
+        bool done = false;
+        comm.Start(req, NcclCommunicator::DoneCallback([&](const NcclCommunicator::Result& r) {
+                       result = r;
+                       done = true;
+                       Simulator::Stop();
+                   }));
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        EXPECT_TRUE(done) << CollectiveOpName(req.op);
+        return result;
+    }
+
+    RailOptimizedBuilder builder;
+    FabricTopology topo;
+    EcmpRouteTable routes;
+    GpuLayout layout;
+    std::unique_ptr<RoceFabricHelper> roce;
+    std::unique_ptr<IbFabricHelper> ib;
+    RdmaFabric* fabric{nullptr};
+};
+
+NcclCommunicator::Request
+Forced(CollectiveOp op, NcclAlgorithm algo, NcclProtocol proto, uint64_t bytes)
+{
+    NcclCommunicator::Request r;
+    r.op = op;
+    r.bytes = bytes;
+    r.tuned = false;
+    r.algorithm = algo;
+    r.protocol = proto;
+    return r;
+}
+
+} // namespace
+
+TEST(NcclCommunicatorScenario, ConnectionsUseNvLinkInsideANodeAndPxnThroughTheRailsGpu)
+{
+    // 2 nodes x 4 GPUs, 4 channels: channel c's ring enters each node at GPU c and leaves
+    // from GPU c-1, which sends through GPU c's NIC (PXN); inside a node, 3 NVLink hops.
+    Cluster cluster(2, 4, "roce");
+    NcclCommunicator::Config config;
+    config.nChannels = 4;
+    NcclCommunicator comm(*cluster.fabric, cluster.topo, cluster.routes, cluster.layout, config);
+    EXPECT_EQ(comm.GetNRanks(), 8U);
+    ASSERT_TRUE(comm.GetNvSwitch(0));
+    const auto r = cluster.Run(
+        comm,
+        Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE, 4 << 20));
+    EXPECT_EQ(r.nChannels, 4U);
+    EXPECT_EQ(comm.GetNvLinkConnections(), 4U * 2 * 3);
+    EXPECT_EQ(comm.GetNetworkConnections(), 4U * 2);
+    EXPECT_EQ(comm.GetPxnConnections(), 4U * 2);
+    EXPECT_EQ(comm.GetRetransmissions(), 0U);
+    // Without PXN the leaving GPU uses its own NIC: a cross-rail hop through a spine.
+    Cluster plain(2, 4, "roce");
+    config.pxn = false;
+    NcclCommunicator direct(*plain.fabric, plain.topo, plain.routes, plain.layout, config);
+    plain.Run(direct,
+              Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE, 4 << 20));
+    EXPECT_EQ(direct.GetPxnConnections(), 0U);
+    EXPECT_EQ(direct.GetNetworkConnections(), 4U * 2);
+}
+
+TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)
+{
+    struct Case
+    {
+        CollectiveOp op;
+        NcclAlgorithm algo;
+        NcclProtocol proto;
+    };
+
+    const Case cases[] = {
+        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::LL128},
+        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::SIMPLE},
+        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::LL},
+        {CollectiveOp::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
+        {CollectiveOp::REDUCE_SCATTER, NcclAlgorithm::RING, NcclProtocol::LL},
+        {CollectiveOp::BROADCAST, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
+        {CollectiveOp::REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
+        {CollectiveOp::ALL_TO_ALL, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
+        {CollectiveOp::SEND_RECV, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
+    };
+    for (const std::string kind : {"roce", "ib"})
+    {
+        Cluster cluster(3, 2, kind);
+        NcclCommunicator comm(*cluster.fabric,
+                              cluster.topo,
+                              cluster.routes,
+                              cluster.layout,
+                              NcclCommunicator::Config());
+        for (const Case& k : cases)
+        {
+            const auto r = cluster.Run(comm, Forced(k.op, k.algo, k.proto, 1 << 20));
+            EXPECT_GT(r.end, r.start) << kind << " " << CollectiveOpName(k.op);
+        }
+        EXPECT_EQ(comm.GetRetransmissions(), 0U) << kind;
+    }
+}
+
+TEST(NcclCommunicatorScenario, TheTunersPickRuns)
+{
+    // Small all-reduces on 4 nodes of one GPU: the tuner picks LL (tree or ring).
+    Cluster cluster(4, 1, "ib");
+    NcclCommunicator comm(*cluster.fabric,
+                          cluster.topo,
+                          cluster.routes,
+                          cluster.layout,
+                          NcclCommunicator::Config());
+    EXPECT_EQ(comm.GetNChannels(), 2U);
+    NcclCommunicator::Request req;
+    req.bytes = 4096;
+    const auto pick = comm.Choose(req);
+    const auto r = cluster.Run(comm, req);
+    EXPECT_EQ(r.algorithm, pick.first);
+    EXPECT_EQ(r.protocol, pick.second);
+    EXPECT_EQ(r.protocol, NcclProtocol::LL);
+    // The start latency and one per-hop latency at least.
+    EXPECT_GT((r.end - r.start).GetMicroSeconds(),
+              NcclTuner::BaseLatencyUs(r.algorithm, r.protocol));
+}
+
+TEST(NcclCommunicatorScenario, NetworkBoundRingAllReduceNearItsBound)
+{
+    // 2 nodes x 2 GPUs, 2 NICs at 100 Gb/s each, 4 channels (2 per NIC), 32 MiB. Each
+    // channel crosses between the nodes twice, so a node's NICs carry 2(n-1)/n x S per
+    // direction: busbw <= NICs x the payload bandwidth of a NIC (4096-byte packets, 82 bytes
+    // of RoCEv2 framing) = 2 x 12.25 GB/s, NVLink being far faster.
+    Cluster cluster(2, 2, "roce");
+    NcclCommunicator::Config config;
+    config.nChannels = 4;
+    NcclCommunicator comm(*cluster.fabric, cluster.topo, cluster.routes, cluster.layout, config);
+    const uint64_t bytes = 32 << 20;
+    const auto r = cluster.Run(
+        comm,
+        Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE, bytes));
+    const double busbw =
+        BusBandwidth::BusBw(CollectiveOp::ALL_REDUCE, 4, bytes, (r.end - r.start).GetSeconds());
+    const double bound = 2 * 100e9 / 8 * 4096 / (4096 + 82) / 1e9;
+    EXPECT_LT(busbw, bound);
+    EXPECT_GT(busbw, 0.9 * bound);
+}
