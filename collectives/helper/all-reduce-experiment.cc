@@ -13,29 +13,17 @@ namespace ns3
 AllReduceExperiment::AllReduceExperiment(const FabricTopology& topology,
                                          uint64_t seed,
                                          const std::string& fabric)
-    : m_topology(topology),
-      m_routes(topology)
+    : m_fabric(topology, seed, fabric)
 {
-    if (fabric == "roce")
-    {
-        m_roce = std::make_unique<RoceFabricHelper>();
-        m_roce->SetEcmpSeed(seed);
-        m_roce->Build(m_topology, m_routes);
-        m_fabric = m_roce.get();
-    }
-    else if (fabric == "ib")
-    {
-        m_ib = std::make_unique<IbFabricHelper>();
-        m_ib->Build(m_topology, m_routes);
-        m_fabric = m_ib.get();
-    }
-    NS_ABORT_MSG_IF(!m_fabric, "AllReduceExperiment: no fabric \"" << fabric << "\"");
-    std::vector<uint32_t> hosts(m_fabric->GetNHosts());
+    std::vector<uint32_t> hosts(m_fabric.GetFabric().GetNHosts());
     for (uint32_t h = 0; h < hosts.size(); ++h)
     {
         hosts[h] = h;
     }
-    m_comm = std::make_unique<RdmaCommunicator>(*m_fabric, m_topology, m_routes, hosts);
+    m_comm = std::make_unique<RdmaCommunicator>(m_fabric.GetFabric(),
+                                                m_fabric.GetTopology(),
+                                                m_fabric.GetRoutes(),
+                                                hosts);
     m_runner = std::make_unique<CollectiveRunner>(m_comm->GetApps());
 }
 
@@ -122,13 +110,13 @@ AllReduceExperiment::GetBoundSeconds(uint64_t bytes) const
 uint64_t
 AllReduceExperiment::GetPacketHops() const
 {
-    return m_fabric->GetPacketHops();
+    return m_fabric.GetFabric().GetPacketHops();
 }
 
 std::map<std::string, uint64_t>
 AllReduceExperiment::GetDrops() const
 {
-    return m_fabric->GetDrops();
+    return m_fabric.GetFabric().GetDrops();
 }
 
 uint64_t
@@ -140,31 +128,31 @@ AllReduceExperiment::GetRetransmissions() const
 uint32_t
 AllReduceExperiment::EnablePcap(const std::string& dir) const
 {
-    return m_fabric->EnablePcap(dir);
+    return m_fabric.GetFabric().EnablePcap(dir);
 }
 
 const RdmaFabric&
 AllReduceExperiment::GetFabric() const
 {
-    return *m_fabric;
+    return m_fabric.GetFabric();
 }
 
 const RoceFabricHelper*
 AllReduceExperiment::GetRoceFabric() const
 {
-    return m_roce.get();
+    return m_fabric.GetRoceFabric();
 }
 
 const IbFabricHelper*
 AllReduceExperiment::GetIbFabric() const
 {
-    return m_ib.get();
+    return m_fabric.GetIbFabric();
 }
 
 const EcmpRouteTable&
 AllReduceExperiment::GetRoutes() const
 {
-    return m_routes;
+    return m_fabric.GetRoutes();
 }
 
 } // namespace ns3

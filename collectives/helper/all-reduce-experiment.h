@@ -5,6 +5,7 @@
 #define ALL_REDUCE_EXPERIMENT_H
 
 #include "collective-runner.h"
+#include "fabric-instance.h"
 #include "rdma-communicator.h"
 
 #include "ns3/ecmp-route-table.h"
@@ -81,11 +82,7 @@ class AllReduceExperiment
   private:
     static void StopSimulation();
 
-    FabricTopology m_topology;
-    EcmpRouteTable m_routes;
-    std::unique_ptr<RoceFabricHelper> m_roce;
-    std::unique_ptr<IbFabricHelper> m_ib;
-    RdmaFabric* m_fabric{nullptr};
+    FabricInstance m_fabric;
     std::unique_ptr<RdmaCommunicator> m_comm;
     std::unique_ptr<CollectiveRunner> m_runner;
     bool m_progress{false};

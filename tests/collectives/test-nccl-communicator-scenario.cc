@@ -10,11 +10,10 @@
 #include "ns3/bus-bandwidth.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-instance.h"
 #include "ns3/gpu-layout.h"
-#include "ns3/ib-fabric-helper.h"
 #include "ns3/nccl-communicator.h"
 #include "ns3/rail-optimized-builder.h"
-#include "ns3/roce-fabric-helper.h"
 
 #include <gtest/gtest.h>
 #include <memory>
@@ -29,23 +28,12 @@ struct Cluster
 {
     Cluster(uint32_t nodes, uint32_t gpus, const std::string& kind, uint64_t rateBps = 100e9)
         : builder(nodes, gpus),
-          topo(builder.SetHostLinkRate(rateBps).SetUplinkRate(rateBps).Build()),
-          routes(topo),
+          instance(builder.SetHostLinkRate(rateBps).SetUplinkRate(rateBps).Build(), 1, kind),
+          topo(instance.GetTopology()),
+          routes(instance.GetRoutes()),
+          fabric(&instance.GetFabric()),
           layout(GpuLayout::OnRails(builder, gpus))
     {
-        if (kind == "roce")
-        {
-            roce = std::make_unique<RoceFabricHelper>();
-            roce->SetInstallInternetStack(false);
-            roce->Build(topo, routes);
-            fabric = roce.get();
-        }
-        else
-        {
-            ib = std::make_unique<IbFabricHelper>();
-            ib->Build(topo, routes);
-            fabric = ib.get();
-        }
     }
 
     ~Cluster()
@@ -70,12 +58,11 @@ struct Cluster
     }
 
     RailOptimizedBuilder builder;
-    FabricTopology topo;
-    EcmpRouteTable routes;
+    FabricInstance instance;
+    const FabricTopology& topo;
+    const EcmpRouteTable& routes;
+    RdmaFabric* fabric;
     GpuLayout layout;
-    std::unique_ptr<RoceFabricHelper> roce;
-    std::unique_ptr<IbFabricHelper> ib;
-    RdmaFabric* fabric{nullptr};
 };
 
 NcclCommunicator::Request

@@ -1,0 +1,65 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-instance.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+FabricInstance::FabricInstance(const FabricTopology& topology,
+                               uint64_t seed,
+                               const std::string& fabric)
+    : m_topology(topology),
+      m_routes(m_topology)
+{
+    if (fabric == "roce")
+    {
+        m_roce = std::make_unique<RoceFabricHelper>();
+        m_roce->SetEcmpSeed(seed);
+        m_roce->Build(m_topology, m_routes);
+        m_fabric = m_roce.get();
+    }
+    else if (fabric == "ib")
+    {
+        m_ib = std::make_unique<IbFabricHelper>();
+        m_ib->Build(m_topology, m_routes);
+        m_fabric = m_ib.get();
+    }
+    NS_ABORT_MSG_IF(!m_fabric, "no RDMA fabric \"" << fabric << "\"");
+}
+
+FabricInstance::~FabricInstance() = default;
+
+const FabricTopology&
+FabricInstance::GetTopology() const
+{
+    return m_topology;
+}
+
+const EcmpRouteTable&
+FabricInstance::GetRoutes() const
+{
+    return m_routes;
+}
+
+RdmaFabric&
+FabricInstance::GetFabric() const
+{
+    return *m_fabric;
+}
+
+const RoceFabricHelper*
+FabricInstance::GetRoceFabric() const
+{
+    return m_roce.get();
+}
+
+const IbFabricHelper*
+FabricInstance::GetIbFabric() const
+{
+    return m_ib.get();
+}
+
+} // namespace ns3
