@@ -207,15 +207,13 @@ main(int argc, char* argv[])
     {
         opts.Fail(InputError("--nodesPerLeaf=0", "at least 1"));
     }
-    sweep.tuned = algo == "auto" && proto == "auto";
-    if (!sweep.tuned)
-    {
-        // A half-forced pair takes the other half from NCCL's defaults: ring, Simple.
-        sweep.algorithm = algo == "tree" ? NcclAlgorithm::TREE : NcclAlgorithm::RING;
-        sweep.protocol = proto == "ll"      ? NcclProtocol::LL
-                         : proto == "ll128" ? NcclProtocol::LL128
-                                            : NcclProtocol::SIMPLE;
-    }
+    // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
+    sweep.forceAlgorithm = algo != "auto";
+    sweep.forceProtocol = proto != "auto";
+    sweep.algorithm = algo == "tree" ? NcclAlgorithm::TREE : NcclAlgorithm::RING;
+    sweep.protocol = proto == "ll"      ? NcclProtocol::LL
+                     : proto == "ll128" ? NcclProtocol::LL128
+                                        : NcclProtocol::SIMPLE;
     opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
     const std::string fabricName = opts.GetFabric();
     if (fabricName == "ib" && cc.GetName() == "hpcc")

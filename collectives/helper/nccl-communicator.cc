@@ -108,18 +108,33 @@ NcclCommunicator::DefaultChannels(const GpuLayout& layout)
 std::pair<NcclAlgorithm, NcclProtocol>
 NcclCommunicator::Choose(const Request& request) const
 {
-    if (!request.tuned)
-    {
-        return {request.algorithm, request.protocol};
-    }
     if (request.op == CollectiveOp::ALL_TO_ALL || request.op == CollectiveOp::SEND_RECV)
     {
         // NCCL sends P2P operations with Simple, without the tuner.
         return {NcclAlgorithm::RING, NcclProtocol::SIMPLE};
     }
-    const NcclTuner::Estimate e =
-        m_tuner->Pick(request.op, BusBandwidth::SizeBytes(request.op, GetNRanks(), request.bytes));
-    return {e.algorithm, e.protocol};
+    if (request.forceAlgorithm && request.forceProtocol)
+    {
+        return {request.algorithm, request.protocol};
+    }
+    const uint64_t nBytes = BusBandwidth::SizeBytes(request.op, GetNRanks(), request.bytes);
+    NcclTuner::Estimate best;
+    for (const NcclTuner::Estimate& e : m_tuner->PredictAll(request.op, nBytes))
+    {
+        const bool allowed = (!request.forceAlgorithm || e.algorithm == request.algorithm) &&
+                             (!request.forceProtocol || e.protocol == request.protocol);
+        if (allowed && e.available && (!best.available || e.timeUs < best.timeUs))
+        {
+            best = e;
+        }
+    }
+    if (!best.available)
+    {
+        // The tuner would not pick what was forced (a protocol it disables here): run it.
+        return {request.forceAlgorithm ? request.algorithm : NcclAlgorithm::RING,
+                request.forceProtocol ? request.protocol : NcclProtocol::SIMPLE};
+    }
+    return {best.algorithm, best.protocol};
 }
 
 CollectiveScheduleBuilder::Config

@@ -42,8 +42,9 @@ class RdmaConnection;
  *
  * Channel c leaves and enters every node through NIC c mod nicsPerNode: its chain starts at
  * the GPU of that NIC and visits the others in order (rings, and the trees hung off it).
- * Without a forced algorithm and protocol, NCCL's tuner picks them (NcclTuner, configured
- * from the layout, the NIC rate and the GPU generation); P2P operations use Simple. Per-hop
+ * NCCL's tuner picks the algorithm and protocol (NcclTuner, configured from the layout, the
+ * NIC rate and the GPU generation) among those not excluded by a forced one, as NCCL_ALGO and
+ * NCCL_PROTO restrict it; P2P operations use Simple. Per-hop
  * and start latencies are the tuner's hardware and base latencies of the pick
  * (GpuRank::OpConfig), so the packet mode and the analytical mode share NCCL's constants.
  */
@@ -66,7 +67,10 @@ class NcclCommunicator
         uint64_t bytes{0};       //!< S, the bytes each rank contributes (CollectiveSchedule)
         uint32_t elementSize{4}; //!< float
         uint32_t root{0};
-        bool tuned{true}; //!< NCCL's pick; else the algorithm and protocol below
+        /// Force the algorithm (NCCL_ALGO) or the protocol (NCCL_PROTO); the tuner picks
+        /// what is not forced, among what is.
+        bool forceAlgorithm{false};
+        bool forceProtocol{false};
         NcclAlgorithm algorithm{NcclAlgorithm::RING};
         NcclProtocol protocol{NcclProtocol::SIMPLE};
     };

@@ -45,7 +45,8 @@ NcclTestsSweep::MakeRequest(const Options& options, const Row& row)
     r.bytes = row.perRankBytes;
     r.elementSize = options.elementSize;
     r.root = options.root;
-    r.tuned = options.tuned;
+    r.forceAlgorithm = options.forceAlgorithm;
+    r.forceProtocol = options.forceProtocol;
     r.algorithm = options.algorithm;
     r.protocol = options.protocol;
     return r;

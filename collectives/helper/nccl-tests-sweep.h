@@ -40,7 +40,8 @@ class NcclTestsSweep
         uint32_t elementSize{4};
         std::string redop{"sum"};
         uint32_t root{0};
-        bool tuned{true};
+        bool forceAlgorithm{false}; //!< --algo (NCCL_ALGO)
+        bool forceProtocol{false};  //!< --proto (NCCL_PROTO)
         NcclAlgorithm algorithm{NcclAlgorithm::RING};
         NcclProtocol protocol{NcclProtocol::SIMPLE};
     };

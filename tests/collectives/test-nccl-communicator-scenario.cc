@@ -71,7 +71,8 @@ Forced(CollectiveOp op, NcclAlgorithm algo, NcclProtocol proto, uint64_t bytes)
     NcclCommunicator::Request r;
     r.op = op;
     r.bytes = bytes;
-    r.tuned = false;
+    r.forceAlgorithm = true;
+    r.forceProtocol = true;
     r.algorithm = algo;
     r.protocol = proto;
     return r;
@@ -161,6 +162,18 @@ TEST(NcclCommunicatorScenario, TheTunersPickRuns)
     EXPECT_EQ(r.algorithm, pick.first);
     EXPECT_EQ(r.protocol, pick.second);
     EXPECT_EQ(r.protocol, NcclProtocol::LL);
+    // Forcing one of the two leaves the other to the tuner, as NCCL_ALGO / NCCL_PROTO do.
+    NcclCommunicator::Request tree = req;
+    tree.forceAlgorithm = true;
+    tree.algorithm = NcclAlgorithm::TREE;
+    const auto best = comm.GetTuner().PickProtocol(CollectiveOp::ALL_REDUCE,
+                                                   4096,
+                                                   NcclAlgorithm::TREE);
+    EXPECT_EQ(comm.Choose(tree), std::make_pair(NcclAlgorithm::TREE, best.protocol));
+    NcclCommunicator::Request simple = req;
+    simple.forceProtocol = true;
+    simple.protocol = NcclProtocol::SIMPLE;
+    EXPECT_EQ(comm.Choose(simple).second, NcclProtocol::SIMPLE);
     // The start latency and one per-hop latency at least.
     EXPECT_GT((r.end - r.start).GetMicroSeconds(),
               NcclTuner::BaseLatencyUs(r.algorithm, r.protocol));
