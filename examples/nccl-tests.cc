@@ -67,7 +67,7 @@ Plot(const RunOutput& out, const std::string& title, bool packet)
 {
     std::ofstream gp(out.PathOf("busbw.gp"));
     gp << "# gnuplot script written by nccl-tests; run it in this folder: gnuplot busbw.gp\n"
-       << "set terminal pngcairo size 900,560 font 'sans,9'\n"
+       << "set terminal pngcairo size 900,560 font 'sans,9' noenhanced\n"
        << "set output 'busbw.png'\n"
        << "set datafile separator ','\n"
        << "set title '" << title << "'\n"
