@@ -25,15 +25,10 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-table.h"
 #include "ns3/core-module.h"
+#include "ns3/fabric-run-options.h"
 #include "ns3/fat-tree-builder.h"
-#include "ns3/ib-fabric-helper.h"
-#include "ns3/ib-fabric-options.h"
-#include "ns3/ib-fabric-report.h"
-#include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
-#include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
-#include "ns3/roce-nic-device.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
@@ -67,40 +62,17 @@ main(int argc, char* argv[])
         "all-reduce size per rank, or a sweep MIN:MAX[:FACTOR] (like nccl-tests -b/-e/-f)",
         sizeText,
         [&](const std::string& v) { sizes = ParseSizeSweep(v); });
-    // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
-    // sample in memory (ib-credits.csv grows with ports x run time / interval).
-    Time ibSample = MicroSeconds(10);
-    opts.AddValue("ibSample",
-                  "InfiniBand: interval of the credit and congestion-tree samples",
-                  ibSample);
-    RdmaCcHelper cc;
-    cc.AddOptions(opts);
-    IbFabricOptions ib;
-    ib.AddOptions(opts);
+    FabricRunOptions fabricOpts;
+    fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
-    cc.ApplyOptions(opts);
-    ib.ApplyOptions(opts);
-    linkRate = ib.GetLinkRate(opts, linkRate);
+    fabricOpts.ApplyOptions(opts, linkRate);
 
     if (k < 2 || k % 2 != 0)
     {
         opts.Fail(InputError("--k=" + std::to_string(k) + " is not a valid fat-tree arity",
                              "an even number >= 2"));
     }
-    if (!ibSample.IsStrictlyPositive())
-    {
-        opts.Fail(InputError("--ibSample=" + opts.OptionsAsJson()["ibSample"].get<std::string>() +
-                                 " is not a positive time",
-                             "e.g. 10us"));
-    }
-    opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
-    const std::string fabric = opts.GetFabric();
-    if (fabric == "ib" && cc.GetName() == "hpcc")
-    {
-        // HPCC reads in-band telemetry that only RoCEv2 switches write.
-        opts.Fail(InputError("--cc=hpcc needs in-band telemetry, which InfiniBand does not carry",
-                             "--cc=none, ib-cct or dcqcn with --fabric=ib"));
-    }
+    const std::string fabric = fabricOpts.GetFabric();
 
     RunOutput out(opts.GetOutDir());
     FabricTopology topology = FatTreeBuilder(k)
@@ -108,31 +80,10 @@ main(int argc, char* argv[])
                                   .SetFabricLinkRate(linkRate.GetBitRate())
                                   .SetLinkDelay(linkDelay)
                                   .Build();
-    if (fabric == "ib")
-    {
-        // A receive buffer per VL that covers the links' credit round trip.
-        ib.Configure(opts, topology, cc.GetName());
-    }
-    else
-    {
-        // HPCC's base RTT from this fabric, before the queue pairs exist.
-        cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
-    }
+    fabricOpts.Configure(opts, topology);
     AllReduceExperiment exp(topology, opts.GetSeed(), fabric);
     exp.SetProgress(true);
-    if (!opts.GetPcapDir().empty())
-    {
-        // Every frame of every port: large for big runs (about 2 x packet-hops records).
-        RunOutput pcapDir(opts.GetPcapDir()); // creates the directory or fails clearly
-        try
-        {
-            exp.EnablePcap(opts.GetPcapDir());
-        }
-        catch (const InputError& e)
-        {
-            opts.Fail(e);
-        }
-    }
+    fabricOpts.Install(opts, exp.GetFabricInstance(), out);
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",
                 k,
@@ -142,28 +93,14 @@ main(int argc, char* argv[])
                 linkRate.GetBitRate() / 1e9,
                 linkDelay.GetNanoSeconds() * 1.0,
                 opts.GetSeed());
-    for (const std::string& line : ib.GetLines())
+    for (const std::string& line : fabricOpts.GetLines())
     {
         std::printf("%s\n", line.c_str());
     }
     std::fflush(stdout);
 
-    // RoCEv2: pause events of every port to pfc.csv, paused time per port to summary.json.
-    PfcMonitor pfc;
-    if (exp.GetRoceFabric())
-    {
-        pfc.Install(*exp.GetRoceFabric());
-        pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
-    }
-    // InfiniBand: port counters, credits and the congestion tree.
-    std::unique_ptr<IbFabricReport> ibReport;
-    if (exp.GetIbFabric())
-    {
-        ibReport = std::make_unique<IbFabricReport>(ibSample);
-        ibReport->Install(*exp.GetIbFabric());
-    }
     exp.Run(sizes, opts.GetStop());
-    pfc.Finish();
+    fabricOpts.Finish();
     const double wallSeconds = wall.GetSeconds();
     std::printf("#\n# Ring all-reduce, %u ranks (one per host), %s, 1 channel\n#\n",
                 exp.GetNRanks(),
@@ -221,24 +158,8 @@ main(int argc, char* argv[])
     }
     j["collectives"] = colls;
     j["complete"] = complete;
-    uint64_t dropTotal = 0;
-    nlohmann::json byReason = nlohmann::json::object();
-    for (const auto& [reason, n] : exp.GetDrops())
-    {
-        byReason[reason] = n;
-        dropTotal += n;
-    }
-    j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
+    const uint64_t dropTotal = fabricOpts.WriteJson(j, exp.GetFabricInstance(), out);
     j["retransmitted_packets"] = exp.GetRetransmissions();
-    j["pfc"] = pfc.ToJson(); // InfiniBand has no PFC: zeros
-    j["fabric"] = {{"name", fabric},
-                   {"display_name", exp.GetFabric().GetDisplayName()},
-                   {"packet_overhead_bytes", exp.GetFabric().GetPacketOverhead()}};
-    if (fabric == "ib")
-    {
-        j["fabric"]["infiniband"] = ib.ToJson();
-        j["fabric"]["infiniband"]["observability"] = ibReport->Finish(out);
-    }
     out.RecordRunFigures(Simulator::GetEventCount(),
                          exp.GetPacketHops(),
                          Simulator::Now(),
@@ -250,11 +171,9 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   retransmitted packets: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(exp.GetRetransmissions()));
-    if (ibReport)
+    if (fabric == "ib")
     {
-        std::printf("# %s\n# plot: %s\n",
-                    ibReport->SummaryLine().c_str(),
-                    j["fabric"]["infiniband"]["observability"]["plot"].get<std::string>().c_str());
+        std::printf("# %s\n", fabricOpts.GetIbSummaryLine().c_str());
     }
     std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());

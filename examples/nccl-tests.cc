@@ -21,17 +21,13 @@
 #include "ns3/bus-bandwidth.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-instance.h"
+#include "ns3/fabric-run-options.h"
 #include "ns3/gpu-layout.h"
-#include "ns3/ib-fabric-options.h"
-#include "ns3/ib-fabric-report.h"
 #include "ns3/nccl-communicator.h"
 #include "ns3/nccl-datatype.h"
 #include "ns3/nccl-tests-sweep.h"
-#include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
-#include "ns3/rdma-cc-helper.h"
-#include "ns3/roce-nic-device.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
@@ -140,14 +136,10 @@ main(int argc, char* argv[])
                   linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
     opts.AddValue("nodesPerLeaf", "servers per rail leaf switch (DGX SuperPOD: 32)", nodesPerLeaf);
-    RdmaCcHelper cc;
-    cc.AddOptions(opts);
-    IbFabricOptions ib;
-    ib.AddOptions(opts);
+    FabricRunOptions fabricOpts;
+    fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
-    cc.ApplyOptions(opts);
-    ib.ApplyOptions(opts);
-    linkRate = ib.GetLinkRate(opts, linkRate);
+    fabricOpts.ApplyOptions(opts, linkRate);
 
     NcclTestsSweep::Options sweep;
     if (!ParseCollectiveOp(opName, sweep.op))
@@ -214,13 +206,7 @@ main(int argc, char* argv[])
     sweep.protocol = proto == "ll"      ? NcclProtocol::LL
                      : proto == "ll128" ? NcclProtocol::LL128
                                         : NcclProtocol::SIMPLE;
-    opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
-    const std::string fabricName = opts.GetFabric();
-    if (fabricName == "ib" && cc.GetName() == "hpcc")
-    {
-        opts.Fail(InputError("--cc=hpcc needs in-band telemetry, which InfiniBand does not carry",
-                             "--cc=none, ib-cct or dcqcn with --fabric=ib"));
-    }
+    const std::string fabricName = fabricOpts.GetFabric();
     const std::vector<uint64_t> sizes = ParseSizeSweep(
         std::to_string(minBytes) + ":" + std::to_string(maxBytes) + ":" + std::to_string(factor),
         "-b/-e/-f");
@@ -232,27 +218,8 @@ main(int argc, char* argv[])
         .SetUplinkRate(linkRate.GetBitRate())
         .SetLinkDelay(linkDelay);
     const FabricTopology topology = builder.Build();
-    if (fabricName == "ib")
-    {
-        ib.Configure(opts, topology, cc.GetName());
-    }
-    else
-    {
-        cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
-    }
+    fabricOpts.Configure(opts, topology);
     FabricInstance fabric(topology, opts.GetSeed(), fabricName);
-    if (!opts.GetPcapDir().empty())
-    {
-        RunOutput pcapDir(opts.GetPcapDir());
-        try
-        {
-            fabric.GetFabric().EnablePcap(opts.GetPcapDir());
-        }
-        catch (const InputError& e)
-        {
-            opts.Fail(e);
-        }
-    }
     NcclCommunicator::Config config;
     config.generation = Generation(gpu);
     config.nChannels = channels;
@@ -286,7 +253,7 @@ main(int argc, char* argv[])
                 comm.GetNChannels(),
                 pxn ? "on" : "off",
                 opts.GetSeed());
-    for (const std::string& line : ib.GetLines())
+    for (const std::string& line : fabricOpts.GetLines())
     {
         std::printf("%s\n", line.c_str());
     }
@@ -295,23 +262,12 @@ main(int argc, char* argv[])
                                  : "analytical mode: time is NCCL's tuner, no packets");
     std::fflush(stdout);
 
-    PfcMonitor pfc;
-    std::unique_ptr<IbFabricReport> ibReport;
     std::vector<NcclTestsSweep::Row> rows;
     if (mode == "packet")
     {
-        if (fabric.GetRoceFabric())
-        {
-            pfc.Install(*fabric.GetRoceFabric());
-            pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
-        }
-        if (fabric.GetIbFabric())
-        {
-            ibReport = std::make_unique<IbFabricReport>(MicroSeconds(10));
-            ibReport->Install(*fabric.GetIbFabric());
-        }
+        fabricOpts.Install(opts, fabric, out);
         rows = NcclTestsSweep::Packet(comm, sweep, sizes, opts.GetStop(), true);
-        pfc.Finish();
+        fabricOpts.Finish();
     }
     else
     {
@@ -400,27 +356,8 @@ main(int argc, char* argv[])
     j["collectives"] = colls;
     j["avg_busbw_GBps"] = avgBusbw;
     j["complete"] = complete;
-    uint64_t dropTotal = 0;
-    nlohmann::json byReason = nlohmann::json::object();
-    for (const auto& [reason, n] : fabric.GetFabric().GetDrops())
-    {
-        byReason[reason] = n;
-        dropTotal += n;
-    }
-    j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
+    const uint64_t dropTotal = fabricOpts.WriteJson(j, fabric, out);
     j["retransmitted_packets"] = comm.GetRetransmissions();
-    j["pfc"] = pfc.ToJson();
-    j["fabric"] = {{"name", fabricName},
-                   {"display_name", fabric.GetFabric().GetDisplayName()},
-                   {"packet_overhead_bytes", fabric.GetFabric().GetPacketOverhead()}};
-    if (fabricName == "ib")
-    {
-        j["fabric"]["infiniband"] = ib.ToJson();
-        if (ibReport)
-        {
-            j["fabric"]["infiniband"]["observability"] = ibReport->Finish(out);
-        }
-    }
     const std::string plot =
         counted == 0 ? std::string("none (no collective finished)")
                      : Plot(out,
@@ -436,6 +373,10 @@ main(int argc, char* argv[])
     std::printf("# drops: %llu   retransmitted packets: %llu\n",
                 static_cast<unsigned long long>(dropTotal),
                 static_cast<unsigned long long>(comm.GetRetransmissions()));
+    if (fabricName == "ib" && mode == "packet")
+    {
+        std::printf("# %s\n", fabricOpts.GetIbSummaryLine().c_str());
+    }
     std::printf("# plot: %s\n# %s\n# results: %s\n",
                 plot.c_str(),
                 out.RunFiguresLine().c_str(),

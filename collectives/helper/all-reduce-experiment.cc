@@ -137,6 +137,12 @@ AllReduceExperiment::GetFabric() const
     return m_fabric.GetFabric();
 }
 
+const FabricInstance&
+AllReduceExperiment::GetFabricInstance() const
+{
+    return m_fabric;
+}
+
 const RoceFabricHelper*
 AllReduceExperiment::GetRoceFabric() const
 {

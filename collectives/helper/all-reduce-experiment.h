@@ -70,6 +70,7 @@ class AllReduceExperiment
     /// Data packets retransmitted by all QPs (go-back-N and timeouts).
     uint64_t GetRetransmissions() const;
     const RdmaFabric& GetFabric() const;
+    const FabricInstance& GetFabricInstance() const;
     /// The fabric when it is RoCEv2, else null.
     const RoceFabricHelper* GetRoceFabric() const;
     /// The fabric when it is InfiniBand, else null.

@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fabric-run-options.h"
+
+#include "ns3/roce-nic-device.h"
+
+namespace ns3
+{
+
+FabricRunOptions::FabricRunOptions() = default;
+FabricRunOptions::~FabricRunOptions() = default;
+
+void
+FabricRunOptions::AddOptions(ProgramOptions& opts)
+{
+    opts.AddValue("ibSample",
+                  "InfiniBand: interval of the credit and congestion-tree samples",
+                  m_ibSample);
+    m_cc.AddOptions(opts);
+    m_ib.AddOptions(opts);
+}
+
+void
+FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
+{
+    m_cc.ApplyOptions(opts);
+    m_ib.ApplyOptions(opts);
+    linkRate = m_ib.GetLinkRate(opts, linkRate);
+    if (!m_ibSample.IsStrictlyPositive())
+    {
+        opts.Fail(InputError("--ibSample=" + opts.OptionsAsJson()["ibSample"].get<std::string>() +
+                                 " is not a positive time",
+                             "e.g. 10us"));
+    }
+    opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
+    m_fabric = opts.GetFabric();
+    if (m_fabric == "ib" && m_cc.GetName() == "hpcc")
+    {
+        // HPCC reads in-band telemetry that only RoCEv2 switches write.
+        opts.Fail(InputError("--cc=hpcc needs in-band telemetry, which InfiniBand does not carry",
+                             "--cc=none, ib-cct or dcqcn with --fabric=ib"));
+    }
+}
+
+const std::string&
+FabricRunOptions::GetFabric() const
+{
+    return m_fabric;
+}
+
+const RdmaCcHelper&
+FabricRunOptions::GetCc() const
+{
+    return m_cc;
+}
+
+void
+FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& topology)
+{
+    if (m_fabric == "ib")
+    {
+        // A receive buffer per VL that covers the links' credit round trip.
+        m_ib.Configure(opts, topology, m_cc.GetName());
+    }
+    else
+    {
+        // HPCC's base RTT from this fabric, before the queue pairs exist.
+        m_cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);
+    }
+}
+
+const std::vector<std::string>&
+FabricRunOptions::GetLines() const
+{
+    return m_ib.GetLines();
+}
+
+void
+FabricRunOptions::Install(const ProgramOptions& opts,
+                          const FabricInstance& fabric,
+                          const RunOutput& out)
+{
+    if (!opts.GetPcapDir().empty())
+    {
+        // Every frame of every port: large for big runs (about 2 x packet-hops records).
+        RunOutput pcapDir(opts.GetPcapDir()); // creates the directory or fails clearly
+        try
+        {
+            fabric.GetFabric().EnablePcap(opts.GetPcapDir());
+        }
+        catch (const InputError& e)
+        {
+            opts.Fail(e);
+        }
+    }
+    // RoCEv2: pause events of every port to pfc.csv, paused time per port to summary.json.
+    if (fabric.GetRoceFabric())
+    {
+        m_pfc.Install(*fabric.GetRoceFabric());
+        m_pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    }
+    // InfiniBand: port counters, credits and the congestion tree.
+    if (fabric.GetIbFabric())
+    {
+        m_ibReport = std::make_unique<IbFabricReport>(m_ibSample);
+        m_ibReport->Install(*fabric.GetIbFabric());
+    }
+}
+
+void
+FabricRunOptions::Finish()
+{
+    m_pfc.Finish();
+}
+
+uint64_t
+FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, const RunOutput& out)
+{
+    uint64_t total = 0;
+    nlohmann::json byReason = nlohmann::json::object();
+    for (const auto& [reason, n] : fabric.GetFabric().GetDrops())
+    {
+        byReason[reason] = n;
+        total += n;
+    }
+    j["drops"] = {{"total", total}, {"by_reason", byReason}};
+    j["pfc"] = m_pfc.ToJson(); // InfiniBand has no PFC: zeros
+    j["fabric"] = {{"name", m_fabric},
+                   {"display_name", fabric.GetFabric().GetDisplayName()},
+                   {"packet_overhead_bytes", fabric.GetFabric().GetPacketOverhead()}};
+    if (m_fabric == "ib")
+    {
+        j["fabric"]["infiniband"] = m_ib.ToJson();
+        if (m_ibReport)
+        {
+            j["fabric"]["infiniband"]["observability"] = m_ibReport->Finish(out);
+            m_ibPlot = j["fabric"]["infiniband"]["observability"]["plot"].get<std::string>();
+        }
+    }
+    return total;
+}
+
+std::string
+FabricRunOptions::GetIbSummaryLine() const
+{
+    return m_ibReport ? m_ibReport->SummaryLine() + "\n# plot: " + m_ibPlot : "";
+}
+
+} // namespace ns3

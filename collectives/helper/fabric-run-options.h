@@ -1,0 +1,86 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FABRIC_RUN_OPTIONS_H
+#define FABRIC_RUN_OPTIONS_H
+
+#include "fabric-instance.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/ib-fabric-options.h"
+#include "ns3/ib-fabric-report.h"
+#include "ns3/nstime.h"
+#include "ns3/pfc-monitor.h"
+#include "ns3/program-options.h"
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/run-output.h"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief What every collective program does with its RDMA fabric, the same way: the options
+ * (--fabric=roce|ib, --cc/--ccPreset, --ibGeneration, --ibSample, --pcap), their checks (HPCC
+ * only on RoCEv2, tcp refused), the fabric's set-up before it is built (InfiniBand's receive
+ * buffer per VL for the links' credit round trip, HPCC's base RTT), the observers while it runs
+ * (PFC events on RoCEv2, IbFabricReport on InfiniBand) and its summary.json entries (drops,
+ * pfc, fabric).
+ */
+class FabricRunOptions
+{
+  public:
+    FabricRunOptions();
+    ~FabricRunOptions();
+
+    /// Add --cc, --ccPreset, --ibGeneration and --ibSample (before ProgramOptions::Parse).
+    void AddOptions(ProgramOptions& opts);
+    /**
+     * Apply them after Parse and check them (exit 2 on a mistake).
+     * \param opts the parsed options (with a "linkRate" option)
+     * \param linkRate the program's link rate, replaced by --ibGeneration's when --linkRate is
+     *        not given
+     */
+    void ApplyOptions(ProgramOptions& opts, DataRate& linkRate);
+    /// --fabric: "roce" or "ib".
+    const std::string& GetFabric() const;
+    const RdmaCcHelper& GetCc() const;
+
+    /// Set the fabric up for this topology, before it is built.
+    void Configure(const ProgramOptions& opts, const FabricTopology& topology);
+    /// Lines to print about the set-up ("# ...").
+    const std::vector<std::string>& GetLines() const;
+
+    /// --pcap and the observers, after the fabric is built and before it runs.
+    void Install(const ProgramOptions& opts, const FabricInstance& fabric, const RunOutput& out);
+    /// Stop the observers when the run is over.
+    void Finish();
+    /**
+     * Write "drops", "pfc" and "fabric" (with InfiniBand's set-up and observability) to the
+     * summary.
+     * \return the total of drops
+     */
+    uint64_t WriteJson(nlohmann::json& j, const FabricInstance& fabric, const RunOutput& out);
+    /// InfiniBand's one-line summary of the link layer, and its plot ("" on RoCEv2).
+    std::string GetIbSummaryLine() const;
+
+  private:
+    RdmaCcHelper m_cc;
+    IbFabricOptions m_ib;
+    std::string m_fabric;
+    // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
+    // sample in memory (ib-credits.csv grows with ports x run time / interval).
+    Time m_ibSample{MicroSeconds(10)};
+    PfcMonitor m_pfc;
+    std::unique_ptr<IbFabricReport> m_ibReport;
+    std::string m_ibPlot;
+};
+
+} // namespace ns3
+
+#endif /* FABRIC_RUN_OPTIONS_H */
