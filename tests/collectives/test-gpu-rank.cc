@@ -8,6 +8,7 @@
  * comes on top of the link; messages of a collective a rank has not started yet wait.
  */
 
+#include "collective-cases.h"
 #include "ideal-connection.h"
 
 #include "ns3/channel-split.h"
@@ -153,25 +154,7 @@ Collective(CollectiveOp op, NcclAlgorithm algo, uint32_t nodes, uint32_t gpus, u
 
 TEST(GpuRank, EveryCollectiveCompletesWithItsScheduleBytes)
 {
-    struct Case
-    {
-        CollectiveOp op;
-        NcclAlgorithm algo;
-        NcclProtocol proto;
-    };
-
-    const Case cases[] = {
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::LL},
-        {CollectiveOp::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::LL128},
-        {CollectiveOp::REDUCE_SCATTER, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::BROADCAST, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::REDUCE, NcclAlgorithm::RING, NcclProtocol::LL},
-        {CollectiveOp::ALL_TO_ALL, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::SEND_RECV, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-    };
-    for (const Case& k : cases)
+    for (const collective_cases::Case& k : collective_cases::EveryCollective())
     {
         for (bool senderBuffer : {true, false})
         {

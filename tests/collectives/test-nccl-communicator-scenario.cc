@@ -7,6 +7,8 @@
  * bound of its bottleneck.
  */
 
+#include "collective-cases.h"
+
 #include "ns3/bus-bandwidth.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
@@ -110,24 +112,6 @@ TEST(NcclCommunicatorScenario, ConnectionsUseNvLinkInsideANodeAndPxnThroughTheRa
 
 TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)
 {
-    struct Case
-    {
-        CollectiveOp op;
-        NcclAlgorithm algo;
-        NcclProtocol proto;
-    };
-
-    const Case cases[] = {
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::LL128},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::LL},
-        {CollectiveOp::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::REDUCE_SCATTER, NcclAlgorithm::RING, NcclProtocol::LL},
-        {CollectiveOp::BROADCAST, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_TO_ALL, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::SEND_RECV, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-    };
     for (const std::string kind : {"roce", "ib"})
     {
         Cluster cluster(3, 2, kind);
@@ -136,7 +120,7 @@ TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)
                               cluster.routes,
                               cluster.layout,
                               NcclCommunicator::Config());
-        for (const Case& k : cases)
+        for (const collective_cases::Case& k : collective_cases::EveryCollective())
         {
             const auto r = cluster.Run(comm, Forced(k.op, k.algo, k.proto, 1 << 20));
             EXPECT_GT(r.end, r.start) << kind << " " << CollectiveOpName(k.op);
@@ -166,9 +150,8 @@ TEST(NcclCommunicatorScenario, TheTunersPickRuns)
     NcclCommunicator::Request tree = req;
     tree.forceAlgorithm = true;
     tree.algorithm = NcclAlgorithm::TREE;
-    const auto best = comm.GetTuner().PickProtocol(CollectiveOp::ALL_REDUCE,
-                                                   4096,
-                                                   NcclAlgorithm::TREE);
+    const auto best =
+        comm.GetTuner().PickProtocol(CollectiveOp::ALL_REDUCE, 4096, NcclAlgorithm::TREE);
     EXPECT_EQ(comm.Choose(tree), std::make_pair(NcclAlgorithm::TREE, best.protocol));
     NcclCommunicator::Request simple = req;
     simple.forceProtocol = true;

@@ -7,6 +7,8 @@
  * makes, the programs account for every transfer exactly once.
  */
 
+#include "collective-cases.h"
+
 #include "ns3/collective-schedule-builder.h"
 #include "ns3/double-binary-tree.h"
 #include "ns3/rank-program.h"
@@ -133,25 +135,7 @@ TEST(RankProgram, AllToAllHasNoDependenciesAndNoLocalCopies)
 
 TEST(RankProgram, BothEndsOfEveryConnectionSeeTheSameMessagesInTheSameOrder)
 {
-    struct Case
-    {
-        CollectiveOp op;
-        NcclAlgorithm algo;
-        NcclProtocol proto;
-    };
-
-    const Case cases[] = {
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::SIMPLE},
-        {CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, NcclProtocol::LL128},
-        {CollectiveOp::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::LL},
-        {CollectiveOp::REDUCE_SCATTER, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::BROADCAST, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::REDUCE, NcclAlgorithm::RING, NcclProtocol::LL128},
-        {CollectiveOp::ALL_TO_ALL, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-        {CollectiveOp::SEND_RECV, NcclAlgorithm::RING, NcclProtocol::SIMPLE},
-    };
-    for (const Case& k : cases)
+    for (const collective_cases::Case& k : collective_cases::EveryCollective())
     {
         CollectiveScheduleBuilder::Config c;
         c.op = k.op;
