@@ -432,7 +432,8 @@ IbNetDevice::TryTransmit()
         StartData(vl);
         return;
     }
-    if (nextFc != Time::Max() && (!m_wake.IsRunning() || m_wake.GetTs() > nextFc.GetTimeStep()))
+    if (nextFc != Time::Max() &&
+        (!m_wake.IsRunning() || m_wake.GetTs() > static_cast<uint64_t>(nextFc.GetTimeStep())))
     {
         m_wake.Cancel();
         m_wake = Simulator::Schedule(nextFc - now, &IbNetDevice::TryTransmit, this);
