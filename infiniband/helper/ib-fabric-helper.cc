@@ -162,6 +162,12 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
             {
                 sw->SetRoute(LidOfHost(h), port);
             }
+            // Adaptive routing chooses among the min-hop ports, as OpenSM's AR engines build
+            // their groups from the same paths.
+            if (sw->IsAdaptive() && routes.GetNextHops(n, h).size() > 1)
+            {
+                sw->SetAdaptiveGroup(LidOfHost(h), routes.GetNextHops(n, h));
+            }
         }
     }
 }

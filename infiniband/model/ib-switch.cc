@@ -37,6 +37,24 @@ IbSwitch::GetTypeId()
             // SwitchCongestionSetting.Threshold: 0 = off, 1 loose .. 15 aggressive; OpenSM
             // leaves congestion control off (infiniband.md 2.1). Level t = (16 - t) largest
             // packets: the reference's linear scale with one MTU at 15 (6.8; unverified).
+            // Off by default, as OpenSM leaves it; NVIDIA's Quantum switches choose among the
+            // SM's AR group per packet and rely on ConnectX's out-of-order placement. Without
+            // out-of-order placement in the RC transport here, a flow changes port only between
+            // flowlets, so its packets never overtake each other.
+            .AddAttribute("AdaptiveRouting",
+                          "Choose the least loaded port of a destination's adaptive group at "
+                          "each flowlet (needs the groups, IbFabricHelper sets them)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&IbSwitch::m_adaptive),
+                          MakeBooleanChecker())
+            // Must exceed the largest difference in queueing delay between a group's paths,
+            // or a flowlet may overtake its predecessor (go-back-N recovers): 10 us is 500 KB
+            // of queue at 400 Gb/s. Flowlet switching: Kandula et al., CCR 2007 (FLARE).
+            .AddAttribute("FlowletTimeout",
+                          "Idle time after which a source-destination pair may change port",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&IbSwitch::m_flowletTimeout),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("CcThreshold",
                           "FECN marking threshold, 0 (off) or 1 (loose) to 15 (aggressive): "
                           "an output VL queue of (16 - level) largest packets",
@@ -92,6 +110,7 @@ IbSwitch::AddPort(Ptr<IbNetDevice> port)
     }
     m_sl2vl.emplace_back(m_ports.size() * 16, PORT_TABLE);
     m_unmarked.resize(m_ports.size() * 16, 0);
+    m_arriving.resize(m_ports.size() * 16, 0);
     port->SetRxHandler(Callback<void, Ptr<IbNetDevice>, Ptr<Packet>, uint8_t, uint32_t, Time>(
         [this, in](Ptr<IbNetDevice>, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail) {
             Arrived(in, p, vl, blocks, tail);
@@ -130,6 +149,82 @@ IbSwitch::GetRoute(uint16_t dlid) const
 }
 
 void
+IbSwitch::SetAdaptiveGroup(uint16_t dlid, const std::vector<uint16_t>& ports)
+{
+    for (uint16_t port : ports)
+    {
+        NS_ABORT_MSG_IF(port >= m_ports.size(),
+                        "adaptive group with port " << port << " of a switch with "
+                                                    << m_ports.size() << " ports");
+    }
+    if (dlid >= m_arGroups.size())
+    {
+        m_arGroups.resize(dlid + 1);
+    }
+    m_arGroups[dlid] = ports;
+}
+
+bool
+IbSwitch::IsAdaptive() const
+{
+    return m_adaptive;
+}
+
+uint64_t
+IbSwitch::GetAdaptiveFlowlets() const
+{
+    return m_arFlowlets;
+}
+
+uint64_t
+IbSwitch::GetAdaptiveDetours() const
+{
+    return m_arDetours;
+}
+
+uint8_t
+IbSwitch::OutputVl(uint32_t in, uint32_t out, uint8_t sl) const
+{
+    const uint8_t vl = m_sl2vl[in][out * 16 + sl];
+    return vl == PORT_TABLE ? m_ports[out]->VlOfSl(sl) : vl;
+}
+
+uint32_t
+IbSwitch::Adapt(uint32_t in, uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t out)
+{
+    const Time now = Simulator::Now();
+    const uint32_t key = (uint32_t(slid) << 16) | dlid;
+    auto it = m_flowlets.find(key);
+    if (it != m_flowlets.end() && now - it->second.last < m_flowletTimeout)
+    {
+        it->second.last = now;
+        return it->second.port;
+    }
+    // A new flowlet: the group's port with the fewest bytes queued on the packet's VL there,
+    // counting those already routed there but still inside the switch; the LFT's port on a
+    // tie.
+    auto load = [&](uint32_t port) {
+        const uint8_t vl = OutputVl(in, port, sl);
+        return m_ports[port]->GetQueuedBytes(vl) + m_arriving[port * 16 + vl];
+    };
+    uint32_t best = out;
+    uint64_t least = load(out);
+    for (uint16_t port : m_arGroups[dlid])
+    {
+        const uint64_t queued = load(port);
+        if (queued < least)
+        {
+            least = queued;
+            best = port;
+        }
+    }
+    ++m_arFlowlets;
+    m_arDetours += best != out;
+    m_flowlets[key] = {static_cast<uint16_t>(best), now};
+    return best;
+}
+
+void
 IbSwitch::SetSl2Vl(uint32_t in, uint32_t out, uint8_t sl, uint8_t vl)
 {
     NS_ABORT_MSG_IF(in >= m_ports.size() || out >= m_ports.size() || sl > 15,
@@ -147,8 +242,10 @@ IbSwitch::SetSl2Vl(uint32_t in, uint32_t out, uint8_t sl, uint8_t vl)
 uint8_t
 IbSwitch::GetSl2Vl(uint32_t in, uint32_t out, uint8_t sl) const
 {
-    const uint8_t vl = m_sl2vl.at(in).at(out * 16 + (sl & 0xF));
-    return vl == PORT_TABLE ? m_ports[out]->VlOfSl(sl) : vl;
+    NS_ABORT_MSG_IF(in >= m_ports.size() || out >= m_ports.size(),
+                    "SL2VL of ports " << in << " -> " << out << " on a switch with "
+                                      << m_ports.size() << " ports");
+    return OutputVl(in, out, sl & 0xF);
 }
 
 uint64_t
@@ -178,18 +275,18 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
     uint8_t sl;
     uint8_t lrhVl;
     LrhHeader::Peek(b, dlid, sl, lrhVl);
-    const int32_t out = GetRoute(dlid);
+    int32_t out = GetRoute(dlid);
     if (out < 0)
     {
         ++m_unroutable;
         m_ports[in]->ReleaseBuffer(vl, blocks);
         return;
     }
-    uint8_t outVl = m_sl2vl[in][out * 16 + sl];
-    if (outVl == PORT_TABLE)
+    if (m_adaptive && dlid < m_arGroups.size() && m_arGroups[dlid].size() > 1)
     {
-        outVl = m_ports[out]->VlOfSl(sl);
+        out = static_cast<int32_t>(Adapt(in, LrhHeader::PeekSlid(b), dlid, sl, out));
     }
+    const uint8_t outVl = OutputVl(in, out, sl);
     if (outVl == IbNetDevice::DROP_VL)
     {
         ++m_sl2vlDrops;
@@ -200,6 +297,7 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
     // would send faster than the tail arrives.
     const Time now = Simulator::Now();
     const Time earliest = std::max(now + m_latency, tail - m_ports[out]->GetTxTime(p->GetSize()));
+    m_arriving[out * 16 + outVl] += p->GetSize();
     Simulator::Schedule(earliest - now,
                         &IbSwitch::Forward,
                         this,
@@ -220,6 +318,7 @@ IbSwitch::Forward(uint32_t in,
                   uint8_t outVl)
 {
     Ptr<IbNetDevice> port = m_ports[out];
+    m_arriving[out * 16 + outVl] -= p->GetSize();
     const bool mark = MarkFecn(out, outVl, blocks);
     if (outVl != inVl || mark)
     {

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -53,6 +54,12 @@ class IbSwitch : public Object
     void SetRoute(uint16_t dlid, uint32_t port);
     /// The output port of a LID, or -1.
     int32_t GetRoute(uint16_t dlid) const;
+    /// The ports adaptive routing may choose among for a LID (the LFT's port should be one).
+    void SetAdaptiveGroup(uint16_t dlid, const std::vector<uint16_t>& ports);
+    bool IsAdaptive() const;
+    /// Flowlets adaptive routing placed, and of those on another port than the LFT's.
+    uint64_t GetAdaptiveFlowlets() const;
+    uint64_t GetAdaptiveDetours() const;
     /**
      * Map packets of a service level from one port to another onto a VL (IBTA 7.6.6).
      * Stops the run for a VL the output port has no buffer for; VL15 drops them.
@@ -79,12 +86,31 @@ class IbSwitch : public Object
                  uint32_t out,
                  uint8_t outVl);
     void Left(uint32_t in, uint32_t meta);
+    /// The output VL of a packet of this SL from port in to port out.
+    uint8_t OutputVl(uint32_t in, uint32_t out, uint8_t sl) const;
+    /// Adaptive routing: the output of a packet from slid to dlid whose LFT port is out.
+    uint32_t Adapt(uint32_t in, uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t out);
     /// Whether a packet of this many credits joining an output VL queue gets FECN.
     bool MarkFecn(uint32_t out, uint8_t vl, uint32_t blocks);
 
     Time m_latency;
     std::vector<Ptr<IbNetDevice>> m_ports;
     std::vector<uint16_t> m_lft; //!< by DLID: output port, NO_PORT for none
+    bool m_adaptive;
+    Time m_flowletTimeout;
+    std::vector<std::vector<uint16_t>> m_arGroups; //!< by DLID
+
+    struct Flowlet
+    {
+        uint16_t port;
+        Time last;
+    };
+
+    std::unordered_map<uint32_t, Flowlet> m_flowlets; //!< by SLID << 16 | DLID
+    /// By output port x 16 + VL: bytes routed there still in the switch latency, not queued.
+    std::vector<uint64_t> m_arriving;
+    uint64_t m_arFlowlets{0};
+    uint64_t m_arDetours{0};
     /// By input port, then output port x 16 + SL: the VL, or PORT_TABLE for the output's own.
     std::vector<std::vector<uint8_t>> m_sl2vl;
     uint64_t m_forwarded{0};

@@ -152,3 +152,14 @@ LrhHeader::Peek(const uint8_t* b, uint16_t& dlid, uint8_t& sl, uint8_t& vl)
 }
 
 } // namespace ns3
+
+namespace ns3
+{
+
+uint16_t
+LrhHeader::PeekSlid(const uint8_t* b)
+{
+    return static_cast<uint16_t>((b[6] << 8) | b[7]);
+}
+
+} // namespace ns3

@@ -62,6 +62,8 @@ class LrhHeader : public Header
 
     /// Read the DLID, SL and VL from the first bytes of a packet without removing the header.
     static void Peek(const uint8_t* b, uint16_t& dlid, uint8_t& sl, uint8_t& vl);
+    /// The SLID of an LRH's bytes.
+    static uint16_t PeekSlid(const uint8_t* b);
 
   private:
     uint8_t m_vl{0};
