@@ -50,6 +50,12 @@ StepGraph::AddOp(const Op& op)
     return m_ops.size() - 1;
 }
 
+void
+StepGraph::AddDependency(uint32_t op, uint32_t dep)
+{
+    m_ops.at(op).deps.push_back(dep);
+}
+
 uint32_t
 StepGraph::AddCompute(uint32_t rank,
                       uint32_t stream,

@@ -26,8 +26,8 @@ namespace ns3
  * rendezvous: it starts when it heads the stream of every participant and its dependencies
  * are done (NCCL's kernels wait for all ranks), and it ends for all of them at once.
  *
- * Operations can only depend on operations added before them, so a built graph has no cycle;
- * Validate() says what is wrong with one built from a file.
+ * Dependencies may point to operations added later (a pipeline is easiest built stage by
+ * stage); Validate() finds cycles and dangling references.
  */
 class StepGraph
 {
@@ -85,6 +85,8 @@ class StepGraph
                            const std::string& label);
     /// Add an operation as it is (a graph read from a file); Validate() checks it.
     uint32_t AddOp(const Op& op);
+    /// Make op wait for dep too.
+    void AddDependency(uint32_t op, uint32_t dep);
 
     uint32_t GetNRanks() const;
     const std::string& GetRankName(uint32_t rank) const;
