@@ -5,6 +5,8 @@
 
 #include "ns3/roce-nic-device.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -22,6 +24,18 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
 }
 
 void
+FabricRunOptions::SetDefaultCc(const std::string& name)
+{
+    m_cc.SetDefaultScheme(name);
+}
+
+void
+FabricRunOptions::SetCcOnRoceOnly()
+{
+    m_ccOnRoceOnly = true;
+}
+
+void
 FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
 {
     m_cc.ApplyOptions(opts);
@@ -35,7 +49,9 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     }
     opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
     m_fabric = opts.GetFabric();
-    if (m_fabric == "ib" && m_cc.GetName() == "hpcc")
+    m_fabrics = opts.GetFabrics();
+    const bool ib = std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end();
+    if (ib && !m_ccOnRoceOnly && m_cc.GetName() == "hpcc")
     {
         // HPCC reads in-band telemetry that only RoCEv2 switches write.
         opts.Fail(InputError("--cc=hpcc needs in-band telemetry, which InfiniBand does not carry",
@@ -49,6 +65,12 @@ FabricRunOptions::GetFabric() const
     return m_fabric;
 }
 
+const std::vector<std::string>&
+FabricRunOptions::GetFabrics() const
+{
+    return m_fabrics;
+}
+
 const RdmaCcHelper&
 FabricRunOptions::GetCc() const
 {
@@ -58,12 +80,12 @@ FabricRunOptions::GetCc() const
 void
 FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& topology)
 {
-    if (m_fabric == "ib")
+    if (std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end())
     {
         // A receive buffer per VL that covers the links' credit round trip.
-        m_ib.Configure(opts, topology, m_cc.GetName());
+        m_ib.Configure(opts, topology, m_ccOnRoceOnly ? "none" : m_cc.GetName());
     }
-    else
+    if (std::find(m_fabrics.begin(), m_fabrics.end(), "roce") != m_fabrics.end())
     {
         // HPCC's base RTT from this fabric, before the queue pairs exist.
         m_cc.ConfigureForFabric(topology, RoceNicDevice::ENCAP_OVERHEAD);

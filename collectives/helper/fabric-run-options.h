@@ -40,6 +40,10 @@ class FabricRunOptions
 
     /// Add --cc, --ccPreset, --ibGeneration and --ibSample (before ProgramOptions::Parse).
     void AddOptions(ProgramOptions& opts);
+    /// The scheme --cc defaults to (before AddOptions; "none" unless set).
+    void SetDefaultCc(const std::string& name);
+    /// --cc applies to RoCEv2 only; InfiniBand runs without congestion control.
+    void SetCcOnRoceOnly();
     /**
      * Apply them after Parse and check them (exit 2 on a mistake).
      * \param opts the parsed options (with a "linkRate" option)
@@ -47,11 +51,14 @@ class FabricRunOptions
      *        not given
      */
     void ApplyOptions(ProgramOptions& opts, DataRate& linkRate);
-    /// --fabric: "roce" or "ib".
+    /// --fabric: "roce" or "ib" (the first of a list).
     const std::string& GetFabric() const;
+    /// Every fabric of --fabric (programs that allow a list).
+    const std::vector<std::string>& GetFabrics() const;
     const RdmaCcHelper& GetCc() const;
 
-    /// Set the fabric up for this topology, before it is built.
+    /// Set the fabric up for this topology, before it is built (InfiniBand's part when any
+    /// fabric of the list is InfiniBand).
     void Configure(const ProgramOptions& opts, const FabricTopology& topology);
     /// Lines to print about the set-up ("# ...").
     const std::vector<std::string>& GetLines() const;
@@ -73,6 +80,8 @@ class FabricRunOptions
     RdmaCcHelper m_cc;
     IbFabricOptions m_ib;
     std::string m_fabric;
+    std::vector<std::string> m_fabrics;
+    bool m_ccOnRoceOnly{false};
     // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
     // sample in memory (ib-credits.csv grows with ports x run time / interval).
     Time m_ibSample{MicroSeconds(10)};

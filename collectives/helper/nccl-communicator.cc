@@ -102,7 +102,13 @@ NcclCommunicator::~NcclCommunicator() = default;
 uint32_t
 NcclCommunicator::DefaultChannels(const GpuLayout& layout)
 {
-    return layout.GetGpusPerNode() > 1 ? 16 : 2 * layout.GetNicsPerNode();
+    return DefaultChannels(layout.GetGpusPerNode(), layout.GetNicsPerNode());
+}
+
+uint32_t
+NcclCommunicator::DefaultChannels(uint32_t gpusPerNode, uint32_t nicsPerNode)
+{
+    return gpusPerNode > 1 ? 16 : 2 * nicsPerNode;
 }
 
 std::pair<NcclAlgorithm, NcclProtocol>

@@ -107,6 +107,7 @@ class NcclCommunicator
     /// NCCL's channel count for a layout: 16 with NVLink between several GPUs per node (an
     /// 8-GPU H100 node's 16 coll channels, NVIDIA/nccl#892, #1259), else 2 per NIC.
     static uint32_t DefaultChannels(const GpuLayout& layout);
+    static uint32_t DefaultChannels(uint32_t gpusPerNode, uint32_t nicsPerNode);
 
     /// Start a collective on every rank now; done is called when the last rank finished.
     /// Collectives run one after another: starting one before the last finished aborts.

@@ -39,27 +39,36 @@ RdmaCcHelper::Presets(const std::string& name)
     return {};
 }
 
+std::string
+RdmaCcHelper::TypeName(const std::string& name)
+{
+    if (name == "none")
+    {
+        return "ns3::RdmaCcNone";
+    }
+    if (name == "dcqcn")
+    {
+        return "ns3::RdmaCcDcqcn";
+    }
+    if (name == "hpcc")
+    {
+        return "ns3::RdmaCcHpcc";
+    }
+    return name == "ib-cct" ? "ns3::RdmaCcIbCct" : "";
+}
+
+void
+RdmaCcHelper::SetDefaultScheme(const std::string& name)
+{
+    NS_ABORT_MSG_IF(TypeName(name).empty(), "no congestion control \"" << name << "\"");
+    m_name = name;
+}
+
 bool
 RdmaCcHelper::Select(const std::string& name, const std::string& preset, std::string& why)
 {
-    std::string typeName;
-    if (name == "none")
-    {
-        typeName = "ns3::RdmaCcNone";
-    }
-    else if (name == "dcqcn")
-    {
-        typeName = "ns3::RdmaCcDcqcn";
-    }
-    else if (name == "hpcc")
-    {
-        typeName = "ns3::RdmaCcHpcc";
-    }
-    else if (name == "ib-cct")
-    {
-        typeName = "ns3::RdmaCcIbCct";
-    }
-    else
+    const std::string typeName = TypeName(name);
+    if (typeName.empty())
     {
         why = "unknown congestion control \"" + name + "\"";
         return false;

@@ -41,6 +41,10 @@ class RdmaCcHelper
 
     /// Register --cc and --ccPreset on a program's options (this object keeps their values).
     void AddOptions(ProgramOptions& opts);
+    /// The scheme --cc defaults to (before AddOptions; "none" unless set).
+    void SetDefaultScheme(const std::string& name);
+    /// The RdmaCongestionOps TypeId of a --cc name ("" for none known).
+    static std::string TypeName(const std::string& name);
     /// After ProgramOptions::Parse: apply them, or end the program with one line, exit 2.
     void ApplyOptions(const ProgramOptions& opts);
     const std::string& GetName() const;

@@ -1,0 +1,205 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "step-collective-timer.h"
+
+#include "fabric-instance.h"
+#include "gpu-layout.h"
+#include "nccl-communicator.h"
+
+#include "ns3/abort.h"
+#include "ns3/analytical-collective.h"
+#include "ns3/bus-bandwidth.h"
+#include "ns3/config.h"
+#include "ns3/rail-optimized-builder.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <chrono>
+
+namespace ns3
+{
+
+namespace
+{
+/// BF16: the element size of the step's collectives.
+constexpr uint32_t ELEMENT_BYTES = 2;
+
+/// Where a communicator's GPUs sit: (nodes, GPUs per node).
+std::pair<uint32_t, uint32_t>
+Placement(const StepGraph::Communicator& comm, uint32_t gpusPerNode)
+{
+    if (comm.category == StepGraph::Category::TP)
+    {
+        const uint32_t gpus = std::min(comm.nRanks, gpusPerNode);
+        return {(comm.nRanks + gpus - 1) / gpus, gpus};
+    }
+    return {comm.nRanks, 1};
+}
+
+bool
+PointToPoint(CollectiveOp op)
+{
+    return op == CollectiveOp::SEND_RECV || op == CollectiveOp::ALL_TO_ALL;
+}
+} // namespace
+
+StepCollectiveTimer::StepCollectiveTimer(const Cluster& cluster)
+    : m_cluster(cluster)
+{
+}
+
+double
+StepCollectiveTimer::Seconds(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes)
+{
+    // Groups of one kind and size are alike (the pipeline's boundaries, say): one run each.
+    const auto key = std::make_tuple(comm.category, comm.nRanks, op, bytes);
+    auto it = m_index.find(key);
+    if (it != m_index.end())
+    {
+        return m_entries[it->second].seconds;
+    }
+    Entry e{comm.name, comm.category, comm.nRanks, op, bytes, 0, "", 0, 0, 0, 0};
+    if (!m_cluster.packet || comm.nRanks < 2)
+    {
+        e.seconds = Tuned(comm, op, bytes);
+        e.how = "tuner";
+    }
+    else if (bytes <= m_cluster.sampleBytes)
+    {
+        e.seconds = Simulate(comm, op, bytes, e);
+        e.how = "packet";
+    }
+    else
+    {
+        // Latency plus bytes over the bandwidth: the line through two sampled sizes.
+        const uint64_t s1 = m_cluster.sampleBytes / ELEMENT_BYTES * ELEMENT_BYTES;
+        const uint64_t s0 = s1 / 2 / ELEMENT_BYTES * ELEMENT_BYTES;
+        const double t1 = Simulate(comm, op, s1, e);
+        const double t0 = Simulate(comm, op, s0, e);
+        e.seconds = t1 + (static_cast<double>(bytes) - s1) * (t1 - t0) / (s1 - s0);
+        e.how = "extrapolated from packet runs of " + std::to_string(s0) + " and " +
+                std::to_string(s1) + " bytes";
+        e.simulatedBytes = s1;
+    }
+    m_index[key] = m_entries.size();
+    m_entries.push_back(e);
+    return e.seconds;
+}
+
+double
+StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
+                              CollectiveOp op,
+                              uint64_t bytes,
+                              Entry& entry) const
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    const auto [nodes, gpus] = Placement(comm, m_cluster.gpusPerNode);
+    double seconds = -1;
+    uint64_t hops = 0;
+    if (!m_cluster.congestionControl.empty())
+    {
+        Config::SetDefault("ns3::RdmaEngine::CongestionControl",
+                           StringValue(m_cluster.congestionControl));
+    }
+    {
+        RailOptimizedBuilder builder(nodes, gpus);
+        builder.SetHostLinkRate(m_cluster.nicRate.GetBitRate())
+            .SetUplinkRate(m_cluster.nicRate.GetBitRate())
+            .SetLinkDelay(m_cluster.linkDelay);
+        FabricInstance fabric(builder.Build(), m_cluster.seed, m_cluster.fabric);
+        NcclCommunicator::Config config;
+        config.generation = m_cluster.generation;
+        NcclCommunicator nccl(fabric.GetFabric(),
+                              fabric.GetTopology(),
+                              fabric.GetRoutes(),
+                              GpuLayout::OnRails(builder, gpus),
+                              config);
+        NcclCommunicator::Request req;
+        req.op = op;
+        req.bytes = bytes;
+        req.elementSize = bytes % ELEMENT_BYTES == 0 ? ELEMENT_BYTES : 1;
+        nccl.Start(req,
+                   NcclCommunicator::DoneCallback([&seconds](const NcclCommunicator::Result& r) {
+                       seconds = (r.end - r.start).GetSeconds();
+                       Simulator::Stop(); // idle retransmission timers would run on
+                   }));
+        Simulator::Run();
+        hops = fabric.GetFabric().GetPacketHops();
+        entry.events += Simulator::GetEventCount();
+    }
+    Simulator::Destroy();
+    NS_ABORT_MSG_IF(seconds < 0,
+                    CollectiveOpName(op)
+                        << " of " << bytes << " bytes on " << comm.name << " did not finish");
+    entry.packetHops += hops;
+    entry.wallSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    return seconds;
+}
+
+double
+StepCollectiveTimer::Tuned(const StepGraph::Communicator& comm,
+                           CollectiveOp op,
+                           uint64_t bytes) const
+{
+    if (comm.nRanks < 2)
+    {
+        return 0;
+    }
+    const auto [nodes, gpus] = Placement(comm, m_cluster.gpusPerNode);
+    NcclTuner::Config c;
+    c.generation = m_cluster.generation;
+    c.nNodes = nodes;
+    c.gpusPerNode = gpus;
+    c.nicsPerNode = gpus;
+    c.nicGbps = m_cluster.nicRate.GetBitRate() / 1e9;
+    c.nvlink = gpus > 1;
+    c.nChannels = NcclCommunicator::DefaultChannels(gpus, gpus);
+    if (PointToPoint(op))
+    {
+        // NCCL does not tune P2P: its Simple ring latencies and the NIC's bandwidth.
+        const NcclTuner::Link link = nodes > 1 ? NcclTuner::Link::NET : NcclTuner::Link::NVLINK;
+        const double bw = nodes > 1 ? NcclTuner::NicBw(c.nicGbps)
+                                    : NcclTuner::NvlinkBwPerLink(c.generation) *
+                                          NcclTuner::DefaultNvlinks(c.generation);
+        const double perPeer = op == CollectiveOp::ALL_TO_ALL ? bytes * (comm.nRanks - 1.0) : bytes;
+        return (NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, NcclProtocol::SIMPLE) +
+                NcclTuner::HwLatencyUs(link, NcclAlgorithm::RING, NcclProtocol::SIMPLE)) *
+                   1e-6 +
+               perPeer / (bw * 1e9);
+    }
+    return AnalyticalCollective::Tuned(NcclTuner(c), op, bytes).seconds;
+}
+
+const std::vector<StepCollectiveTimer::Entry>&
+StepCollectiveTimer::GetEntries() const
+{
+    return m_entries;
+}
+
+nlohmann::json
+StepCollectiveTimer::ToJson() const
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Entry& e : m_entries)
+    {
+        const uint64_t size = BusBandwidth::SizeBytes(e.op, e.nRanks, e.bytes);
+        rows.push_back({{"communicator", e.communicator},
+                        {"category", StepGraph::CategoryName(e.category)},
+                        {"ranks", e.nRanks},
+                        {"op", CollectiveOpName(e.op)},
+                        {"bytes_per_rank", e.bytes},
+                        {"size_bytes", size},
+                        {"time_us", e.seconds * 1e6},
+                        {"algbw_GBps", BusBandwidth::AlgBw(size, e.seconds)},
+                        {"busbw_GBps", BusBandwidth::BusBw(e.op, e.nRanks, size, e.seconds)},
+                        {"how", e.how},
+                        {"events", e.events},
+                        {"packet_hops", e.packetHops},
+                        {"wall_s", e.wallSeconds}});
+    }
+    return rows;
+}
+
+} // namespace ns3

@@ -1,0 +1,97 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef STEP_COLLECTIVE_TIMER_H
+#define STEP_COLLECTIVE_TIMER_H
+
+#include "ns3/collective-op.h"
+#include "ns3/data-rate.h"
+#include "ns3/nccl-tuner.h"
+#include "ns3/nstime.h"
+#include "ns3/step-graph.h"
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief How long a training step's collectives take on a cluster, for StepExecutor: each
+ * distinct (kind and size of communicator, operation, size) once, packet by packet on a fabric of
+ * its own (NcclCommunicator on a rail-optimised RoCEv2 or InfiniBand fabric), or from NCCL's tuner.
+ *
+ * A communicator is simulated where its GPUs are: a TP group as the GPUs of one node on
+ * NVLink; a DP, PP or EP group as one GPU on each of its nodes, all on one rail (the same
+ * GPU index of every node, which a rail-optimised fabric joins through the rail's leaves and
+ * the spines). The groups of one kind run at the same time on other rails and on NVLink, which
+ * a non-blocking rail-optimised fabric keeps apart, so one group stands for all.
+ *
+ * Sizes above SampleBytes are not simulated whole: the collective runs at the sample size
+ * and at half of it, and the time is extended along the line through both (latency plus
+ * bytes over the bandwidth the two runs show). Every time records how it was obtained.
+ */
+class StepCollectiveTimer
+{
+  public:
+    struct Cluster
+    {
+        std::string fabric{"roce"}; //!< "roce", "ib"
+        GpuGeneration generation{GpuGeneration::HOPPER};
+        uint32_t gpusPerNode{8};
+        DataRate nicRate{400'000'000'000ULL};
+        Time linkDelay{MicroSeconds(1)};
+        uint64_t seed{1};
+        bool packet{true};              //!< false: NCCL's tuner alone
+        uint64_t sampleBytes{64 << 20}; //!< largest size simulated whole (per rank, S)
+        /// ns3::RdmaEngine::CongestionControl of this cluster's runs ("": as configured).
+        std::string congestionControl;
+    };
+
+    /// One distinct collective and how long it took.
+    struct Entry
+    {
+        std::string communicator;
+        StepGraph::Category category;
+        uint32_t nRanks;
+        CollectiveOp op;
+        uint64_t bytes;
+        double seconds;
+        /// "packet", "extrapolated from S and S/2 packet runs", or "tuner".
+        std::string how;
+        uint64_t simulatedBytes; //!< the sample when extrapolated
+        uint64_t events;         //!< simulator events of its runs
+        uint64_t packetHops;
+        double wallSeconds;
+    };
+
+    explicit StepCollectiveTimer(const Cluster& cluster);
+
+    /// StepExecutor's timer.
+    double Seconds(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes);
+
+    const std::vector<Entry>& GetEntries() const;
+    /// The entries as summary.json rows, with algbw and busbw.
+    nlohmann::json ToJson() const;
+
+  private:
+    /// Simulate one collective whole; returns seconds.
+    double Simulate(const StepGraph::Communicator& comm,
+                    CollectiveOp op,
+                    uint64_t bytes,
+                    Entry& entry) const;
+    double Tuned(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes) const;
+
+    Cluster m_cluster;
+    std::map<std::tuple<StepGraph::Category, uint32_t, CollectiveOp, uint64_t>, size_t> m_index;
+    std::vector<Entry> m_entries;
+};
+
+} // namespace ns3
+
+#endif /* STEP_COLLECTIVE_TIMER_H */
