@@ -137,6 +137,7 @@ main(int argc, char* argv[])
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
     opts.AddValue("nodesPerLeaf", "servers per rail leaf switch (DGX SuperPOD: 32)", nodesPerLeaf);
     FabricRunOptions fabricOpts;
+    fabricOpts.AllowTcp();
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     fabricOpts.ApplyOptions(opts, linkRate);
@@ -224,6 +225,7 @@ main(int argc, char* argv[])
     config.generation = Generation(gpu);
     config.nChannels = channels;
     config.pxn = pxn;
+    config.tcp = fabric.IsTcp();
     NcclCommunicator comm(fabric.GetFabric(),
                           fabric.GetTopology(),
                           fabric.GetRoutes(),
@@ -245,7 +247,7 @@ main(int argc, char* argv[])
                 linkRate.GetBitRate() / 1e9);
     std::printf("# %s rail-optimised fabric: %u leaves (%u nodes each), %u spines, %.0f ns per "
                 "link; %u channels, PXN %s; seed %u\n",
-                fabric.GetFabric().GetDisplayName().c_str(),
+                fabric.GetDisplayName().c_str(),
                 builder.GetNLeaves(),
                 builder.GetNodesPerLeaf(),
                 builder.GetNSpines(),
@@ -362,7 +364,7 @@ main(int argc, char* argv[])
         counted == 0 ? std::string("none (no collective finished)")
                      : Plot(out,
                             opName + ", " + std::to_string(nodes) + " x " + std::to_string(gpus) +
-                                " GPUs, " + fabric.GetFabric().GetDisplayName(),
+                                " GPUs, " + fabric.GetDisplayName(),
                             mode == "packet");
     j["plot"] = plot;
     out.RecordRunFigures(Simulator::GetEventCount(),

@@ -81,7 +81,7 @@ Exposed(const StepExecutor::Breakdown& b, Category c)
 std::string
 Display(const std::string& fabric)
 {
-    return fabric == "ib" ? "InfiniBand" : fabric == "roce" ? "RoCEv2" : fabric;
+    return fabric == "ib" ? "InfiniBand" : fabric == "roce" ? "RoCEv2" : "TCP";
 }
 
 } // namespace
@@ -101,12 +101,14 @@ main(int argc, char* argv[])
     std::string mode = "packet";
     uint64_t sample = 64ULL << 20;
     DataRate linkRate("400Gbps");
+    // TCP clusters: 100 GbE, where the and nccl.md 4.2's TCP figures are.
+    DataRate tcpLinkRate("100Gbps");
     Time linkDelay = MicroSeconds(1);
 
     ProgramOptions opts("training-step",
                         "One training step of a dense transformer on a GPU cluster, per fabric: "
                         "compute, bubble, exposed TP/PP/DP communication, MFU");
-    opts.AllowFabricList({"roce", "ib"});
+    opts.AllowFabricList({"tcp", "roce", "ib"});
     opts.AddValue("gpus", "GPUs in the job", gpus);
     opts.AddChoice("model", "model shape (Llama 3)", model, MODELS);
     opts.AddValue("tp", "tensor-parallel degree (inside a node)", tp);
@@ -124,13 +126,15 @@ main(int argc, char* argv[])
                    mode,
                    {"packet", "analytical"});
     opts.AddSize("sample", "largest collective (bytes per rank) simulated whole", sample);
-    opts.AddValue("linkRate", "rate of every NIC and switch link", linkRate);
+    opts.AddValue("linkRate", "rate of every NIC and switch link of the RDMA fabrics", linkRate);
+    opts.AddValue("tcpLinkRate", "rate of every link of the TCP fabric", tcpLinkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", linkDelay);
     // --cc is RoCEv2's (default DCQCN with ConnectX's parameters); InfiniBand runs without
     // congestion control, as OpenSM leaves it.
     FabricRunOptions fabricOpts;
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
+    fabricOpts.AllowTcp();
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     fabricOpts.ApplyOptions(opts, linkRate);
@@ -196,12 +200,13 @@ main(int argc, char* argv[])
                 m,
                 step.microBatch,
                 step.seqLen);
-    std::printf("# compute at %.0f%% of %.0f TFLOPS; %s, %.0f Gb/s NICs, rail-optimised; "
-                "collectives %s\n",
+    std::printf("# compute at %.0f%% of %.0f TFLOPS; %s, %.0f Gb/s NICs (TCP: %.0f Gb/s), "
+                "rail-optimised; collectives %s\n",
                 step.efficiency * 100,
                 step.peakTflops,
                 mode == "packet" ? "packet by packet" : "NCCL's tuner (analytical)",
                 linkRate.GetBitRate() / 1e9,
+                tcpLinkRate.GetBitRate() / 1e9,
                 mode == "packet" ? ("up to " + FormatSize(sample) +
                                     " per rank simulated whole, "
                                     "larger ones extrapolated")
@@ -211,7 +216,7 @@ main(int argc, char* argv[])
     {
         std::printf("%s\n", line.c_str());
     }
-    std::printf("#\n# %12s %9s %9s %8s %8s %8s %8s %9s %7s\n",
+    std::printf("#\n# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
                 "fabric",
                 "step",
                 "compute",
@@ -220,8 +225,10 @@ main(int argc, char* argv[])
                 "exp.PP",
                 "exp.DP",
                 "comm",
+                "comm%",
+                "DP sync",
                 "MFU");
-    std::printf("# %12s %9s %9s %8s %8s %8s %8s %9s %7s\n",
+    std::printf("# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
                 "",
                 "(s)",
                 "(s)",
@@ -229,6 +236,8 @@ main(int argc, char* argv[])
                 "(s)",
                 "(s)",
                 "(s)",
+                "(s)",
+                "",
                 "(s)",
                 "");
     std::fflush(stdout);
@@ -242,11 +251,12 @@ main(int argc, char* argv[])
         cluster.fabric = fabric;
         cluster.generation = gpu == "a100" ? GpuGeneration::AMPERE : GpuGeneration::HOPPER;
         cluster.gpusPerNode = gpusPerNode;
-        cluster.nicRate = linkRate;
+        cluster.nicRate = fabric == "tcp" ? tcpLinkRate : linkRate;
         cluster.linkDelay = linkDelay;
         cluster.seed = opts.GetSeed();
         cluster.packet = mode == "packet";
         cluster.sampleBytes = sample;
+        // TCP's congestion control is the socket's (ns3::TcpL4Protocol::SocketType).
         cluster.congestionControl = fabric == "roce"
                                         ? RdmaCcHelper::TypeName(fabricOpts.GetCc().GetName())
                                         : "ns3::RdmaCcNone";
@@ -263,7 +273,13 @@ main(int argc, char* argv[])
             comm += busy;
         }
         const double mfu = flops / (r.stepSeconds * step.peakTflops * 1e12 * gpus);
-        std::printf("  %12s %9.3f %9.3f %8.3f %8.3f %8.3f %8.3f %9.3f %6.1f%%\n",
+        // The gradient sync of the busiest stage (the first and last hold the embeddings).
+        double dpSync = 0;
+        for (const StepExecutor::Breakdown& stage : r.ranks)
+        {
+            dpSync = std::max(dpSync, stage.busy[static_cast<size_t>(Category::DP)]);
+        }
+        std::printf("  %12s %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %5.1f%% %8.3f %5.1f%%\n",
                     Display(fabric).c_str(),
                     r.stepSeconds,
                     b.compute,
@@ -272,6 +288,8 @@ main(int argc, char* argv[])
                     Exposed(b, Category::PP),
                     Exposed(b, Category::DP),
                     comm,
+                    100 * comm / r.stepSeconds,
+                    dpSync,
                     mfu * 100);
         std::fflush(stdout);
         csv.Add(Display(fabric))

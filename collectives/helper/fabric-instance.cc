@@ -14,8 +14,9 @@ FabricInstance::FabricInstance(const FabricTopology& topology,
     : m_topology(topology),
       m_routes(m_topology)
 {
-    if (fabric == "roce")
+    if (fabric == "roce" || fabric == "tcp")
     {
+        m_tcp = fabric == "tcp";
         m_roce = std::make_unique<RoceFabricHelper>();
         m_roce->SetEcmpSeed(seed);
         m_roce->Build(m_topology, m_routes);
@@ -42,6 +43,24 @@ const EcmpRouteTable&
 FabricInstance::GetRoutes() const
 {
     return m_routes;
+}
+
+bool
+FabricInstance::IsTcp() const
+{
+    return m_tcp;
+}
+
+std::string
+FabricInstance::GetName() const
+{
+    return m_tcp ? "tcp" : m_fabric->GetFabricName();
+}
+
+std::string
+FabricInstance::GetDisplayName() const
+{
+    return m_tcp ? "TCP" : m_fabric->GetDisplayName();
 }
 
 RdmaFabric&

@@ -18,8 +18,9 @@ namespace ns3
 
 /**
  * \ingroup collectives
- * \brief A topology built as an RDMA fabric of the kind --fabric names: its ECMP routes and a
- * RoceFabricHelper ("roce", ECMP hashes salted with the seed) or an IbFabricHelper ("ib"),
+ * \brief A topology built as a fabric of the kind --fabric names: its ECMP routes and a
+ * RoceFabricHelper ("roce", ECMP hashes salted with the seed; "tcp", the same Ethernet with
+ * collectives over ns-3's TCP on the IP stack's lossy priority) or an IbFabricHelper ("ib"),
  * with device attributes from their defaults (Config::SetDefault, --ns3::...). The programs'
  * collectives run on it through RdmaFabric.
  */
@@ -33,6 +34,11 @@ class FabricInstance
     const FabricTopology& GetTopology() const;
     const EcmpRouteTable& GetRoutes() const;
     RdmaFabric& GetFabric() const;
+    /// Whether collectives use TCP sockets instead of RDMA ("tcp").
+    bool IsTcp() const;
+    /// --fabric's name of it ("roce", "ib", "tcp") and how people write it.
+    std::string GetName() const;
+    std::string GetDisplayName() const;
     /// The fabric when it is RoCEv2 (InfiniBand), else null.
     const RoceFabricHelper* GetRoceFabric() const;
     const IbFabricHelper* GetIbFabric() const;
@@ -43,6 +49,7 @@ class FabricInstance
     std::unique_ptr<RoceFabricHelper> m_roce;
     std::unique_ptr<IbFabricHelper> m_ib;
     RdmaFabric* m_fabric{nullptr};
+    bool m_tcp{false};
 };
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "fabric-run-options.h"
 
 #include "ns3/roce-nic-device.h"
+#include "ns3/tcp-connection.h"
 
 #include <algorithm>
 
@@ -36,6 +37,12 @@ FabricRunOptions::SetCcOnRoceOnly()
 }
 
 void
+FabricRunOptions::AllowTcp()
+{
+    m_tcp = true;
+}
+
+void
 FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
 {
     m_cc.ApplyOptions(opts);
@@ -47,7 +54,15 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
                                  " is not a positive time",
                              "e.g. 10us"));
     }
-    opts.RequireFabric(std::vector<std::string>{"roce", "ib"}, "TCP comes with its own issue");
+    if (m_tcp)
+    {
+        opts.RequireFabric(std::vector<std::string>{"roce", "ib", "tcp"}, "");
+    }
+    else
+    {
+        opts.RequireFabric(std::vector<std::string>{"roce", "ib"},
+                           "this program runs RDMA fabrics only");
+    }
     m_fabric = opts.GetFabric();
     m_fabrics = opts.GetFabrics();
     const bool ib = std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end();
@@ -84,6 +99,11 @@ FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& to
     {
         // A receive buffer per VL that covers the links' credit round trip.
         m_ib.Configure(opts, topology, m_ccOnRoceOnly ? "none" : m_cc.GetName());
+    }
+    if (std::find(m_fabrics.begin(), m_fabrics.end(), "tcp") != m_fabrics.end())
+    {
+        // ns-3's TCP as a Linux host's, unless given.
+        TcpConnection::ApplyHostDefaults();
     }
     if (std::find(m_fabrics.begin(), m_fabrics.end(), "roce") != m_fabrics.end())
     {
@@ -148,8 +168,8 @@ FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, con
     }
     j["drops"] = {{"total", total}, {"by_reason", byReason}};
     j["pfc"] = m_pfc.ToJson(); // InfiniBand has no PFC: zeros
-    j["fabric"] = {{"name", m_fabric},
-                   {"display_name", fabric.GetFabric().GetDisplayName()},
+    j["fabric"] = {{"name", fabric.GetName()},
+                   {"display_name", fabric.GetDisplayName()},
                    {"packet_overhead_bytes", fabric.GetFabric().GetPacketOverhead()}};
     if (m_fabric == "ib")
     {

@@ -25,8 +25,8 @@ namespace ns3
 
 /**
  * \ingroup collectives
- * \brief What every collective program does with its RDMA fabric, the same way: the options
- * (--fabric=roce|ib, --cc/--ccPreset, --ibGeneration, --ibSample, --pcap), their checks (HPCC
+ * \brief What every collective program does with its fabric, the same way: the options
+ * (--fabric=roce|ib, and tcp where the program allows it, --cc/--ccPreset, --ibGeneration, --ibSample, --pcap), their checks (HPCC
  * only on RoCEv2, tcp refused), the fabric's set-up before it is built (InfiniBand's receive
  * buffer per VL for the links' credit round trip, HPCC's base RTT), the observers while it runs
  * (PFC events on RoCEv2, IbFabricReport on InfiniBand) and its summary.json entries (drops,
@@ -44,6 +44,8 @@ class FabricRunOptions
     void SetDefaultCc(const std::string& name);
     /// --cc applies to RoCEv2 only; InfiniBand runs without congestion control.
     void SetCcOnRoceOnly();
+    /// Accept --fabric=tcp (collectives over TCP sockets on the Ethernet fabric).
+    void AllowTcp();
     /**
      * Apply them after Parse and check them (exit 2 on a mistake).
      * \param opts the parsed options (with a "linkRate" option)
@@ -82,6 +84,7 @@ class FabricRunOptions
     std::string m_fabric;
     std::vector<std::string> m_fabrics;
     bool m_ccOnRoceOnly{false};
+    bool m_tcp{false};
     // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
     // sample in memory (ib-credits.csv grows with ports x run time / interval).
     Time m_ibSample{MicroSeconds(10)};

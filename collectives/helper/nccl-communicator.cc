@@ -14,6 +14,7 @@
 #include "ns3/rank-program.h"
 #include "ns3/rdma-connection.h"
 #include "ns3/simulator.h"
+#include "ns3/tcp-connection.h"
 
 #include <algorithm>
 #include <limits>
@@ -272,17 +273,34 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
     }
     const uint32_t dstNic = m_layout.GetNic(dstGpu);
     const uint32_t ownNic = m_layout.GetNic(srcGpu);
-    const uint32_t srcNic = m_config.pxn && dstNic < m_layout.GetNicsPerNode() ? dstNic : ownNic;
+    const bool pxn = m_config.pxn && !m_config.tcp;
+    const uint32_t srcNic = pxn && dstNic < m_layout.GetNicsPerNode() ? dstNic : ownNic;
     const uint32_t hostA = m_layout.GetNicHost(srcNode, srcNic);
     const uint32_t hostB = m_layout.GetNicHost(dstNode, dstNic);
+    const Time path =
+        m_fabric.GetPathLatency(m_topology, m_routes, hostA, hostB, GpuRank::CREDIT_BYTES);
+    if (m_config.tcp)
+    {
+        auto [a, b] = TcpConnection::Connect(m_fabric.GetHostNode(hostA),
+                                             Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostA)),
+                                             HostStack(src),
+                                             m_fabric.GetHostNode(hostB),
+                                             Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostB)),
+                                             HostStack(dst),
+                                             m_config.tcpSockets);
+        a->SetIdleLatency(std::max(Time(0), path));
+        b->SetIdleLatency(std::max(Time(0), path));
+        m_ranks[src]->AddSendConnection(channel, dst, a);
+        m_ranks[dst]->AddReceiveConnection(channel, src, b);
+        ++m_tcpConnections;
+        return;
+    }
     Ptr<RdmaEngine> engineA = m_fabric.GetEngine(hostA);
     Ptr<RdmaEngine> engineB = m_fabric.GetEngine(hostB);
     auto [a, b] = RdmaConnection::Connect(engineA,
                                           m_fabric.GetRdmaAddress(hostA),
                                           engineB,
                                           m_fabric.GetRdmaAddress(hostB));
-    const Time path =
-        m_fabric.GetPathLatency(m_topology, m_routes, hostA, hostB, GpuRank::CREDIT_BYTES);
     const Time idle = engineA->GetTxLatency() + std::max(Time(0), path) + engineB->GetRxLatency();
     a->SetIdleLatency(idle);
     b->SetIdleLatency(idle);
@@ -350,7 +368,21 @@ NcclCommunicator::GetNvLinkConnections() const
 uint32_t
 NcclCommunicator::GetNetworkConnections() const
 {
-    return m_network.size();
+    return m_network.size() + m_tcpConnections;
+}
+
+Ptr<TcpHostStack>
+NcclCommunicator::HostStack(uint32_t rank)
+{
+    if (m_stacks.empty())
+    {
+        m_stacks.resize(GetNRanks());
+    }
+    if (!m_stacks[rank])
+    {
+        m_stacks[rank] = CreateObject<TcpHostStack>();
+    }
+    return m_stacks[rank];
 }
 
 uint32_t

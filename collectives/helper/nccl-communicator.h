@@ -13,6 +13,7 @@
 #include "ns3/nccl-tuner.h"
 #include "ns3/nv-switch.h"
 #include "ns3/rdma-fabric.h"
+#include "ns3/tcp-host-stack.h"
 
 #include <cstdint>
 #include <map>
@@ -38,7 +39,8 @@ class RdmaConnection;
  *  - between nodes, one RC queue pair per channel and peer (net_ib: one QP per connection,
  *    NCCL_IB_QPS_PER_CONNECTION = 1) from the NIC of the receiver's rail, reached through
  *    the GPU of that NIC with PXN (PxnConnection; NCCL >= 2.12's default) when the sender is
- *    another GPU, or from the sender's own NIC without PXN.
+ *    another GPU, or from the sender's own NIC without PXN; or, with Config::tcp, TCP sockets
+ *    from the sender's NIC (TcpConnection, with a TcpHostStack per GPU).
  *
  * Channel c leaves and enters every node through NIC c mod nicsPerNode: its chain starts at
  * the GPU of that NIC and visits the others in order (rings, and the trees hung off it).
@@ -56,8 +58,15 @@ class NcclCommunicator
         GpuGeneration generation{GpuGeneration::HOPPER};
         /// Channels of the communicator; 0: DefaultChannels.
         uint32_t nChannels{0};
-        /// PXN: network sends leave through the NIC of the receiver's rail.
+        /// PXN: network sends leave through the NIC of the receiver's rail (RDMA only: the
+        /// socket transport has no PXN).
         bool pxn{true};
+        /// Between nodes: RDMA queue pairs, or TCP sockets (NCCL's socket transport) over the
+        /// fabric's IP stack.
+        bool tcp{false};
+        /// TCP sockets per connection (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS: 1 x 1
+        /// on a generic NIC, nccl.md 5).
+        uint32_t tcpSockets{1};
     };
 
     /// One collective.
@@ -144,6 +153,7 @@ class NcclCommunicator
 
   private:
     void Connect(uint32_t channel, uint32_t src, uint32_t dst);
+    Ptr<TcpHostStack> HostStack(uint32_t rank);
     void RankDone(uint32_t rank, uint32_t opIndex);
 
     const RdmaFabric& m_fabric;
@@ -157,6 +167,8 @@ class NcclCommunicator
     std::vector<Ptr<GpuRank>> m_ranks;
     std::vector<Ptr<NvSwitch>> m_switches;
     std::vector<Ptr<RdmaConnection>> m_network; //!< sending ends
+    uint32_t m_tcpConnections{0};
+    std::vector<Ptr<TcpHostStack>> m_stacks; //!< by rank (TCP)
     uint32_t m_nvlink{0};
     uint32_t m_pxn{0};
 

@@ -110,6 +110,7 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
         FabricInstance fabric(builder.Build(), m_cluster.seed, m_cluster.fabric);
         NcclCommunicator::Config config;
         config.generation = m_cluster.generation;
+        config.tcp = fabric.IsTcp();
         NcclCommunicator nccl(fabric.GetFabric(),
                               fabric.GetTopology(),
                               fabric.GetRoutes(),

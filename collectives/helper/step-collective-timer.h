@@ -41,7 +41,7 @@ class StepCollectiveTimer
   public:
     struct Cluster
     {
-        std::string fabric{"roce"}; //!< "roce", "ib"
+        std::string fabric{"roce"}; //!< "roce", "ib", "tcp"
         GpuGeneration generation{GpuGeneration::HOPPER};
         uint32_t gpusPerNode{8};
         DataRate nicRate{400'000'000'000ULL};

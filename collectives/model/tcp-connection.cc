@@ -193,7 +193,7 @@ TcpConnection::Send(uint64_t bytes, uint32_t tag)
         const uint64_t size = std::min(taskBytes, bytes - offset);
         const Task task{message, tag, bytes, size};
         const uint32_t socket = m_nextSocket++ % n;
-        m_stack->Send(size, TcpHostStack::DoneCallback([this, task, socket]() {
+        m_stack->Send(size, m_thread, TcpHostStack::DoneCallback([this, task, socket]() {
                           m_pending[socket].push_back({task, FRAME_HEADER_BYTES, task.bytes});
                           Flush(socket);
                       }));
@@ -307,7 +307,7 @@ TcpConnection::Read(Ptr<Socket> socket)
 void
 TcpConnection::TaskArrived(const Task& task)
 {
-    m_stack->Receive(task.bytes, TcpHostStack::DoneCallback([this, task]() {
+    m_stack->Receive(task.bytes, m_thread, TcpHostStack::DoneCallback([this, task]() {
                          auto [it, added] =
                              m_arriving.emplace(task.message,
                                                 Arriving{task.tag, task.messageBytes});

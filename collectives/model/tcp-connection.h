@@ -115,6 +115,7 @@ class TcpConnection : public CollectiveConnection
     void DeliverInOrder();
 
     Ptr<TcpHostStack> m_stack;
+    TcpHostStack::Server m_thread; //!< the connection's helper thread
     uint32_t m_expectedSockets{1};
     std::vector<Ptr<Socket>> m_sockets;
     std::vector<std::deque<Pending>> m_pending;          //!< per socket

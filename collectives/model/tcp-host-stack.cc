@@ -29,13 +29,12 @@ TcpHostStack::GetTypeId()
                           DataRateValue(DataRate("296Gbps")),
                           MakeDataRateAccessor(&TcpHostStack::m_staging),
                           MakeDataRateChecker())
-            // Calibrated: NCCL over kernel TCP on 100 GbE measures 4.5-5.2 GB/s busbw
-            // (NVIDIA/nccl#450), what one proxy thread moves through the socket stack; a
-            // core per 10-25 Gb/s of single-flow TCP is the same order (nccl.md 5,
-            // unverified).
+            // A core per 10-25 Gb/s of single-flow TCP (nccl.md 5, unverified); 24 Gb/s a
+            // thread makes NCCL's ring over 100 GbE TCP with its 2 channels per NIC reach the
+            // 4.5-5.2 GB/s busbw NVIDIA/nccl#450 measures.
             .AddAttribute("CopyBandwidth",
-                          "Bytes per second the proxy thread moves through the socket stack",
-                          DataRateValue(DataRate("40Gbps")),
+                          "Bytes per second a connection's thread moves through the socket stack",
+                          DataRateValue(DataRate("24Gbps")),
                           MakeDataRateAccessor(&TcpHostStack::m_copy),
                           MakeDataRateChecker())
             // 5-10 us of CPU per message (nccl.md 6.3).
@@ -65,25 +64,19 @@ TcpHostStack::CpuTime(uint64_t bytes) const
 }
 
 void
-TcpHostStack::Send(uint64_t bytes, DoneCallback done)
+TcpHostStack::Send(uint64_t bytes, Server& thread, DoneCallback done)
 {
     const Time staged = Serve(m_d2h, Simulator::Now(), m_staging.CalculateBytesTxTime(bytes));
-    const Time pushed = Serve(m_cpu, staged, CpuTime(bytes));
+    const Time pushed = Serve(thread, staged, CpuTime(bytes));
     Simulator::Schedule(pushed - Simulator::Now(), [done]() { done(); });
 }
 
 void
-TcpHostStack::Receive(uint64_t bytes, DoneCallback done)
+TcpHostStack::Receive(uint64_t bytes, Server& thread, DoneCallback done)
 {
-    const Time taken = Serve(m_cpu, Simulator::Now(), CpuTime(bytes));
+    const Time taken = Serve(thread, Simulator::Now(), CpuTime(bytes));
     const Time unstaged = Serve(m_h2d, taken, m_staging.CalculateBytesTxTime(bytes));
     Simulator::Schedule(unstaged - Simulator::Now(), [done]() { done(); });
-}
-
-Time
-TcpHostStack::GetCpuBusy() const
-{
-    return m_cpu.busy;
 }
 
 } // namespace ns3

@@ -17,12 +17,13 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief What NCCL's socket transport costs one GPU's host besides the wire: the data is
- * staged between GPU and host memory (no GPUDirect over sockets, nccl.md 5), and the proxy
- * thread moves it through the kernel's socket stack. Three servers, each first come first
- * served: a device-to-host and a host-to-device copy engine at StagingBandwidth, and the CPU,
- * which takes MessageCost plus the bytes at CopyBandwidth for every task it sends or receives.
- * A task goes D2H then CPU on the sending side, CPU then H2D on the receiving side; tasks
- * pipeline through the servers.
+ * staged between GPU and host memory (no GPUDirect over sockets, nccl.md 5), and a helper
+ * thread of each connection moves it through the kernel's socket stack (net_socket.cc: each
+ * connection has NCCL_SOCKET_NTHREADS threads of its own). The GPU's device-to-host and
+ * host-to-device copy engines run at StagingBandwidth; a connection's thread takes
+ * MessageCost plus the bytes at CopyBandwidth for every task it sends or receives. A task goes
+ * D2H then the thread on the sending side, the thread then H2D on the receiving side; each
+ * server is first come first served and tasks pipeline through them.
  */
 class TcpHostStack : public Object
 {
@@ -32,21 +33,20 @@ class TcpHostStack : public Object
 
     typedef Callback<void> DoneCallback;
 
-    /// Stage and push a task of this many bytes; done when it may be written to the socket.
-    void Send(uint64_t bytes, DoneCallback done);
-    /// Take in and unstage a task that arrived whole; done when it is in GPU memory.
-    void Receive(uint64_t bytes, DoneCallback done);
-
-    /// CPU time used so far.
-    Time GetCpuBusy() const;
-
-  private:
+    /// A server: a copy engine or a connection's thread.
     struct Server
     {
         Time busyUntil;
         Time busy;
     };
 
+    /// Stage and push a task of this many bytes through a connection's thread; done when it
+    /// may be written to the socket.
+    void Send(uint64_t bytes, Server& thread, DoneCallback done);
+    /// Take in and unstage a task that arrived whole; done when it is in GPU memory.
+    void Receive(uint64_t bytes, Server& thread, DoneCallback done);
+
+  private:
     /// Occupy a server for d after `after`; returns when it is done.
     static Time Serve(Server& s, Time after, Time d);
     Time CpuTime(uint64_t bytes) const;
@@ -56,7 +56,6 @@ class TcpHostStack : public Object
     Time m_messageCost;
     Server m_d2h;
     Server m_h2d;
-    Server m_cpu;
 };
 
 } // namespace ns3
