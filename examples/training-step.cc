@@ -307,6 +307,20 @@ main(int argc, char* argv[])
             exposed[StepGraph::CategoryName(c)] = Exposed(b, c);
             busy[StepGraph::CategoryName(c)] = b.busy[static_cast<size_t>(c)];
         }
+        nlohmann::json stages = nlohmann::json::array();
+        for (uint32_t i = 0; i < r.ranks.size(); ++i)
+        {
+            const StepExecutor::Breakdown& stage = r.ranks[i];
+            nlohmann::json e = {{"stage", i},
+                                {"compute_s", stage.compute},
+                                {"bubble_s", stage.bubble}};
+            for (Category c : {Category::TP, Category::PP, Category::DP})
+            {
+                e["exposed_" + StepGraph::CategoryName(c) + "_s"] = Exposed(stage, c);
+                e[StepGraph::CategoryName(c) + "_s"] = stage.busy[static_cast<size_t>(c)];
+            }
+            stages.push_back(e);
+        }
         fabrics.push_back(
             {{"fabric", fabric},
              {"display_name", Display(fabric)},
@@ -316,6 +330,9 @@ main(int argc, char* argv[])
              {"exposed_s", exposed},
              {"communication_s", busy},
              {"communication_total_s", comm},
+             {"communication_fraction", comm / r.stepSeconds},
+             {"dp_sync_s", dpSync},
+             {"stages", stages},
              {"exposed_fraction", (r.stepSeconds - b.compute - b.bubble) / r.stepSeconds},
              {"mfu", mfu},
              {"collectives", timer.ToJson()}});

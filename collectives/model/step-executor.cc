@@ -212,7 +212,7 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
             if (ops[i].comm < 0 && ops[i].stream == 0)
             {
                 compute.push_back(i);
-                b.compute += r.end[i] - r.start[i];
+                b.compute += ops[i].seconds; // exact: the same on any timeline
             }
             else if (ops[i].comm >= 0)
             {
