@@ -4,6 +4,7 @@
 #include "scenario-file.h"
 
 #include "input-error.h"
+#include "json-reader.h"
 #include "units.h"
 
 #include "ns3/fat-tree-builder.h"
@@ -22,98 +23,11 @@ namespace
 
 using Json = nlohmann::json;
 
-/// The file being read and the JSON path of each element, for messages.
-class Reader
+/// The generic reader plus the scenario's own kinds of value.
+class Reader : public JsonReader
 {
   public:
-    explicit Reader(std::string file)
-        : m_file(std::move(file))
-    {
-    }
-
-    [[noreturn]] void Fail(const std::string& path,
-                           const std::string& what,
-                           const std::string& expected) const
-    {
-        throw InputError(m_file + ": " + path + ": " + what, expected);
-    }
-
-    /// Every key of obj must be one of allowed (catches misspelt keys).
-    void OnlyKeys(const Json& obj,
-                  const std::string& path,
-                  const std::vector<std::string>& allowed) const
-    {
-        for (auto it = obj.begin(); it != obj.end(); ++it)
-        {
-            if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-            {
-                std::string list;
-                for (const auto& a : allowed)
-                {
-                    list += (list.empty() ? "" : ", ") + a;
-                }
-                Fail(path, "unknown key \"" + it.key() + "\"", "one of " + list);
-            }
-        }
-    }
-
-    const Json& Object(const Json& v, const std::string& path) const
-    {
-        if (!v.is_object())
-        {
-            Fail(path, "is " + std::string(v.type_name()), "an object");
-        }
-        return v;
-    }
-
-    const Json& Array(const Json& v, const std::string& path) const
-    {
-        if (!v.is_array())
-        {
-            Fail(path, "is " + std::string(v.type_name()), "an array");
-        }
-        return v;
-    }
-
-    const Json& Need(const Json& obj, const std::string& key, const std::string& path) const
-    {
-        auto it = obj.find(key);
-        if (it == obj.end())
-        {
-            Fail(path, "missing \"" + key + "\"", "a \"" + key + "\" member");
-        }
-        return *it;
-    }
-
-    std::string String(const Json& v, const std::string& path) const
-    {
-        if (!v.is_string())
-        {
-            Fail(path, "is " + std::string(v.type_name()), "a string");
-        }
-        return v.get<std::string>();
-    }
-
-    int64_t Integer(const Json& v, const std::string& path, int64_t lo, int64_t hi) const
-    {
-        if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-        {
-            Fail(path,
-                 v.dump() + " is not an integer in range",
-                 "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
-        }
-        return v.get<int64_t>();
-    }
-
-    Time TimeOf(const Json& v, const std::string& path, bool allowNegative = false) const
-    {
-        const Time t = ParseTime(String(v, path), m_file + ": " + path);
-        if (t.IsStrictlyNegative() && !allowNegative)
-        {
-            Fail(path, "\"" + v.get<std::string>() + "\" is negative", "a time >= 0");
-        }
-        return t;
-    }
+    using JsonReader::JsonReader;
 
     uint32_t NodeOf(const FabricTopology& topo, const Json& v, const std::string& path) const
     {
@@ -140,20 +54,12 @@ class Reader
     {
         return static_cast<uint8_t>(Integer(v, path, 0, 7));
     }
-
-    const std::string& File() const
-    {
-        return m_file;
-    }
-
-  private:
-    std::string m_file;
 };
 
 std::string
 Index(const std::string& path, size_t i)
 {
-    return path + "[" + std::to_string(i) + "]";
+    return JsonReader::Index(path, i);
 }
 
 void
@@ -800,28 +706,6 @@ ReadMonitors(const Reader& r, const Json& root, Scenario& s)
     }
 }
 
-/// 1-based line and column of a byte offset.
-std::string
-LineColumn(const std::string& text, size_t offset)
-{
-    offset = std::min(offset, text.size());
-    size_t line = 1;
-    size_t column = 1;
-    for (size_t i = 0; i + 1 < offset; ++i)
-    {
-        if (text[i] == '\n')
-        {
-            ++line;
-            column = 1;
-        }
-        else
-        {
-            ++column;
-        }
-    }
-    return std::to_string(line) + ":" + std::to_string(column);
-}
-
 } // namespace
 
 std::vector<std::string>
@@ -851,19 +735,7 @@ ScenarioFile::Read(const std::string& path)
 Scenario
 ScenarioFile::Parse(const std::string& text, const std::string& file)
 {
-    Json root;
-    try
-    {
-        root = Json::parse(text);
-    }
-    catch (const Json::parse_error& e)
-    {
-        std::string why = e.what();
-        const size_t colon = why.rfind(": ");
-        why = colon == std::string::npos ? why : why.substr(colon + 2);
-        throw InputError(file + ":" + LineColumn(text, e.byte) + ": not valid JSON: " + why,
-                         "JSON (docs/scenario-format.md)");
-    }
+    const Json root = JsonReader::Parse(text, file, "docs/scenario-format.md");
     const Reader r(file);
     r.Object(root, "$");
     r.OnlyKeys(root,
