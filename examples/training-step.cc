@@ -29,6 +29,7 @@
 #include "ns3/transformer-step-builder.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
+#include "ns3/workload-file.h"
 
 #include <cstdio>
 #include <fstream>
@@ -103,6 +104,7 @@ main(int argc, char* argv[])
     DataRate linkRate("400Gbps");
     // TCP clusters: 100 GbE, where the and nccl.md 4.2's TCP figures are.
     DataRate tcpLinkRate("100Gbps");
+    std::string workload;
     Time linkDelay = MicroSeconds(1);
 
     ProgramOptions opts("training-step",
@@ -121,6 +123,10 @@ main(int argc, char* argv[])
     opts.AddValue("microBatch", "sequences per micro-batch", step.microBatch);
     opts.AddValue("seqLen", "tokens per sequence", step.seqLen);
     opts.AddValue("tpOverlap", "overlap TP communication with compute", step.tpOverlap);
+    opts.AddValue("workload",
+                  "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
+                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
+                  workload);
     opts.AddChoice("mode",
                    "packet: collectives simulated packet by packet; analytical: NCCL's tuner",
                    mode,
@@ -159,7 +165,7 @@ main(int argc, char* argv[])
                        "TP inside a node (TP divides the GPUs per node, which divide the "
                        "GPUs)"));
     }
-    const std::string problem = TransformerStepBuilder::Check(step);
+    const std::string problem = workload.empty() ? TransformerStepBuilder::Check(step) : "";
     if (!problem.empty())
     {
         opts.Fail(InputError("the step cannot be built: " + problem,
@@ -179,27 +185,59 @@ main(int argc, char* argv[])
                              .SetUplinkRate(linkRate.GetBitRate())
                              .SetLinkDelay(linkDelay)
                              .Build());
-    const StepGraph graph = TransformerStepBuilder::Build(step);
-    const double flops = TransformerStepBuilder::ModelFlops(step);
+    WorkloadFile::Workload replay;
+    if (!workload.empty())
+    {
+        try
+        {
+            replay = WorkloadFile::Read(workload, {step.peakTflops, step.efficiency, gpusPerNode});
+        }
+        catch (const InputError& e)
+        {
+            opts.Fail(e);
+        }
+    }
+    const StepGraph graph = workload.empty() ? TransformerStepBuilder::Build(step) : replay.graph;
+    const double flops =
+        workload.empty() ? TransformerStepBuilder::ModelFlops(step) : replay.modelFlops;
+    const uint32_t mfuGpus = workload.empty() || replay.gpus == 0 ? gpus : replay.gpus;
     const uint32_t m = TransformerStepBuilder::MicroBatches(step);
 
-    std::printf("# training-step: %s (%u layers, hidden %u, FFN %u, %.1fB parameters) on %u %s "
-                "(%u nodes x %u), TP%u PP%u DP%u, %u micro-batches of %u x %u tokens\n",
-                model.c_str(),
-                step.layers,
-                step.hidden,
-                step.ffn,
-                TransformerStepBuilder::TotalParams(step) / 1e9,
-                gpus,
-                gpu.c_str(),
-                gpus / gpusPerNode,
-                gpusPerNode,
-                tp,
-                pp,
-                step.dp,
-                m,
-                step.microBatch,
-                step.seqLen);
+    if (!workload.empty())
+    {
+        std::printf("# training-step: replaying %s (%s: %zu operations on %u ranks, %zu "
+                    "communicators)%s\n",
+                    workload.c_str(),
+                    replay.format.c_str(),
+                    graph.GetOps().size(),
+                    graph.GetNRanks(),
+                    graph.GetCommunicators().size(),
+                    flops > 0 ? "" : "; no model FLOPs given: no MFU");
+        for (const std::string& note : replay.notes)
+        {
+            std::printf("# note: %s\n", note.c_str());
+        }
+    }
+    else
+    {
+        std::printf("# training-step: %s (%u layers, hidden %u, FFN %u, %.1fB parameters) on %u %s "
+                    "(%u nodes x %u), TP%u PP%u DP%u, %u micro-batches of %u x %u tokens\n",
+                    model.c_str(),
+                    step.layers,
+                    step.hidden,
+                    step.ffn,
+                    TransformerStepBuilder::TotalParams(step) / 1e9,
+                    gpus,
+                    gpu.c_str(),
+                    gpus / gpusPerNode,
+                    gpusPerNode,
+                    tp,
+                    pp,
+                    step.dp,
+                    m,
+                    step.microBatch,
+                    step.seqLen);
+    }
     std::printf("# compute at %.0f%% of %.0f TFLOPS; %s, %.0f Gb/s NICs (TCP: %.0f Gb/s), "
                 "rail-optimised; collectives %s\n",
                 step.efficiency * 100,
@@ -245,6 +283,9 @@ main(int argc, char* argv[])
     nlohmann::json fabrics = nlohmann::json::array();
     auto csv = out.OpenCsv("step-breakdown.csv",
                            {"fabric", "step_s", "compute_s", "bubble_s", "tp_s", "pp_s", "dp_s"});
+    uint64_t events = 0;
+    uint64_t packetHops = 0;
+    double simulatedSeconds = 0;
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
         StepCollectiveTimer::Cluster cluster;
@@ -261,18 +302,15 @@ main(int argc, char* argv[])
                                         ? RdmaCcHelper::TypeName(fabricOpts.GetCc().GetName())
                                         : "ns3::RdmaCcNone";
         StepCollectiveTimer timer(cluster);
+
         const StepExecutor::Result r = StepExecutor::Run(
             graph,
             [&timer](const StepGraph::Communicator& c, CollectiveOp op, uint64_t bytes) {
                 return timer.Seconds(c, op, bytes);
             });
         const StepExecutor::Breakdown& b = r.mean;
-        double comm = 0;
-        for (double busy : b.busy)
-        {
-            comm += busy;
-        }
-        const double mfu = flops / (r.stepSeconds * step.peakTflops * 1e12 * gpus);
+        const double comm = b.communicating;
+        const double mfu = flops / (r.stepSeconds * step.peakTflops * 1e12 * mfuGpus);
         // The gradient sync of the busiest stage (the first and last hold the embeddings).
         double dpSync = 0;
         for (const StepExecutor::Breakdown& stage : r.ranks)
@@ -336,6 +374,12 @@ main(int argc, char* argv[])
              {"exposed_fraction", (r.stepSeconds - b.compute - b.bubble) / r.stepSeconds},
              {"mfu", mfu},
              {"collectives", timer.ToJson()}});
+        for (const StepCollectiveTimer::Entry& e : timer.GetEntries())
+        {
+            events += e.events; // the wall-time figures sum every fabric's runs
+            packetHops += e.packetHops;
+            simulatedSeconds += e.simulatedSeconds;
+        }
     }
     csv.Close();
     const double wallSeconds = wall.GetSeconds();
@@ -384,6 +428,16 @@ main(int argc, char* argv[])
                   {"vocab", step.vocab},
                   {"parameters", TransformerStepBuilder::TotalParams(step)},
                   {"model_flops_per_step", flops}};
+    if (!workload.empty())
+    {
+        j["workload"] = {{"file", workload},
+                         {"format", replay.format},
+                         {"name", replay.name},
+                         {"operations", graph.GetOps().size()},
+                         {"ranks", graph.GetNRanks()},
+                         {"notes", replay.notes}};
+        j["model"] = nullptr; // the workload's, not a generated one
+    }
     j["parallelism"] = {{"gpus", gpus},
                         {"gpus_per_node", gpusPerNode},
                         {"tp", tp},
@@ -397,17 +451,18 @@ main(int argc, char* argv[])
     j["simulated"] =
         mode == "packet"
             ? "each distinct collective packet by packet on a fabric of its own group (TP: one "
-              "node's NVLink; DP, PP: one GPU per node on one rail); collectives above the "
+              "node's NVLink; DP, PP: one GPU per node on one rail; a replayed communicator "
+              "as its file places it); collectives above the "
               "sample size extrapolated from runs at the sample and half of it; the step itself "
               "timed by the step model from those times"
             : "collective times from NCCL 2.30.7's cost model; nothing simulated packet by packet";
     j["fabrics"] = fabrics;
     j["plot"] = plot;
-    out.RecordRunFigures(0, 0, Seconds(0), wallSeconds);
+    out.RecordRunFigures(events, packetHops, Seconds(simulatedSeconds), wallSeconds);
     out.WriteSummary();
-    std::printf("# plot: %s\n# wall %.1f s\n# results: %s\n",
+    std::printf("# plot: %s\n# %s\n# results: %s\n",
                 plot.c_str(),
-                wallSeconds,
+                out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());
     return 0;
 }

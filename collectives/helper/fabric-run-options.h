@@ -26,11 +26,11 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief What every collective program does with its fabric, the same way: the options
- * (--fabric=roce|ib, and tcp where the program allows it, --cc/--ccPreset, --ibGeneration, --ibSample, --pcap), their checks (HPCC
- * only on RoCEv2, tcp refused), the fabric's set-up before it is built (InfiniBand's receive
- * buffer per VL for the links' credit round trip, HPCC's base RTT), the observers while it runs
- * (PFC events on RoCEv2, IbFabricReport on InfiniBand) and its summary.json entries (drops,
- * pfc, fabric).
+ * (--fabric=roce|ib, and tcp where the program allows it, --cc/--ccPreset, --ibGeneration,
+ * --ibSample, --pcap), their checks (HPCC only on RoCEv2, tcp refused), the fabric's set-up before
+ * it is built (InfiniBand's receive buffer per VL for the links' credit round trip, HPCC's base
+ * RTT), the observers while it runs (PFC events on RoCEv2, IbFabricReport on InfiniBand) and its
+ * summary.json entries (drops, pfc, fabric).
  */
 class FabricRunOptions
 {

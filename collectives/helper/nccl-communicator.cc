@@ -281,13 +281,14 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
         m_fabric.GetPathLatency(m_topology, m_routes, hostA, hostB, GpuRank::CREDIT_BYTES);
     if (m_config.tcp)
     {
-        auto [a, b] = TcpConnection::Connect(m_fabric.GetHostNode(hostA),
-                                             Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostA)),
-                                             HostStack(src),
-                                             m_fabric.GetHostNode(hostB),
-                                             Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostB)),
-                                             HostStack(dst),
-                                             m_config.tcpSockets);
+        auto [a, b] =
+            TcpConnection::Connect(m_fabric.GetHostNode(hostA),
+                                   Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostA)),
+                                   HostStack(src),
+                                   m_fabric.GetHostNode(hostB),
+                                   Ipv4Address::ConvertFrom(m_fabric.GetRdmaAddress(hostB)),
+                                   HostStack(dst),
+                                   m_config.tcpSockets);
         a->SetIdleLatency(std::max(Time(0), path));
         b->SetIdleLatency(std::max(Time(0), path));
         m_ranks[src]->AddSendConnection(channel, dst, a);

@@ -130,8 +130,10 @@ NcclTestsSweep::Packet(NcclCommunicator& comm,
     if (progress)
     {
         // The tuner's times are a fair estimate of the end for % done and ETA.
-        reporter = std::make_unique<ProgressReporter>(Simulator::Now() + MicroSeconds(expectedUs),
-                                                      [&]() { return next < rows.size(); });
+        reporter =
+            std::make_unique<ProgressReporter>(Simulator::Now() + MicroSeconds(expectedUs), [&]() {
+                return next < rows.size() && !Simulator::IsFinished();
+            });
         reporter->Start();
     }
     Simulator::Run();

@@ -29,12 +29,13 @@ constexpr uint32_t ELEMENT_BYTES = 2;
 std::pair<uint32_t, uint32_t>
 Placement(const StepGraph::Communicator& comm, uint32_t gpusPerNode)
 {
-    if (comm.category == StepGraph::Category::TP)
+    uint32_t gpus = comm.gpusPerNode;
+    if (gpus == 0)
     {
-        const uint32_t gpus = std::min(comm.nRanks, gpusPerNode);
-        return {(comm.nRanks + gpus - 1) / gpus, gpus};
+        gpus = comm.category == StepGraph::Category::TP ? gpusPerNode : 1;
     }
-    return {comm.nRanks, 1};
+    gpus = std::min({comm.nRanks, gpus, gpusPerNode});
+    return {(comm.nRanks + gpus - 1) / gpus, gpus};
 }
 
 bool
@@ -52,14 +53,15 @@ StepCollectiveTimer::StepCollectiveTimer(const Cluster& cluster)
 double
 StepCollectiveTimer::Seconds(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes)
 {
-    // Groups of one kind and size are alike (the pipeline's boundaries, say): one run each.
-    const auto key = std::make_tuple(comm.category, comm.nRanks, op, bytes);
+    // Groups of one size and shape are alike (the pipeline's boundaries, say): one run each.
+    const auto key =
+        std::make_tuple(comm.nRanks, Placement(comm, m_cluster.gpusPerNode).second, op, bytes);
     auto it = m_index.find(key);
     if (it != m_index.end())
     {
         return m_entries[it->second].seconds;
     }
-    Entry e{comm.name, comm.category, comm.nRanks, op, bytes, 0, "", 0, 0, 0, 0};
+    Entry e{comm.name, comm.category, comm.nRanks, op, bytes, 0, "", 0, 0, 0, 0, 0};
     if (!m_cluster.packet || comm.nRanks < 2)
     {
         e.seconds = Tuned(comm, op, bytes);
@@ -134,6 +136,7 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
                     CollectiveOpName(op)
                         << " of " << bytes << " bytes on " << comm.name << " did not finish");
     entry.packetHops += hops;
+    entry.simulatedSeconds += seconds;
     entry.wallSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return seconds;

@@ -68,6 +68,7 @@ class StepCollectiveTimer
         uint64_t events;         //!< simulator events of its runs
         uint64_t packetHops;
         double wallSeconds;
+        double simulatedSeconds; //!< simulated time of its runs
     };
 
     explicit StepCollectiveTimer(const Cluster& cluster);
@@ -88,7 +89,8 @@ class StepCollectiveTimer
     double Tuned(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes) const;
 
     Cluster m_cluster;
-    std::map<std::tuple<StepGraph::Category, uint32_t, CollectiveOp, uint64_t>, size_t> m_index;
+    /// (GPUs, GPUs per node, op, bytes per rank) -> its entry
+    std::map<std::tuple<uint32_t, uint32_t, CollectiveOp, uint64_t>, size_t> m_index;
     std::vector<Entry> m_entries;
 };
 

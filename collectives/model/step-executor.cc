@@ -203,6 +203,7 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
         std::vector<uint32_t> compute;
         std::vector<uint32_t> comm;
         std::array<std::vector<Interval>, StepGraph::N_CATEGORIES> busy;
+        std::vector<Interval> any;
         for (uint32_t i = 0; i < n; ++i)
         {
             if (!OnRank(ops[i], rank))
@@ -218,12 +219,14 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
             {
                 comm.push_back(i);
                 busy[static_cast<size_t>(ops[i].category)].emplace_back(r.start[i], r.end[i]);
+                any.emplace_back(r.start[i], r.end[i]);
             }
         }
         for (size_t c = 0; c < StepGraph::N_CATEGORIES; ++c)
         {
             b.busy[c] = UnionLength(busy[c]);
         }
+        b.communicating = UnionLength(any);
         std::sort(compute.begin(), compute.end(), [&r](uint32_t a, uint32_t z) {
             return r.start[a] < r.start[z];
         });
@@ -261,6 +264,7 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
     {
         r.mean.compute += b.compute / nRanks;
         r.mean.bubble += b.bubble / nRanks;
+        r.mean.communicating += b.communicating / nRanks;
         for (size_t c = 0; c < StepGraph::N_CATEGORIES; ++c)
         {
             r.mean.exposed[c] += b.exposed[c] / nRanks;

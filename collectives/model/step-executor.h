@@ -44,6 +44,8 @@ class StepExecutor
         std::array<double, StepGraph::N_CATEGORIES> exposed{};
         /// By category: the time collectives of it ran on the rank, hidden or not.
         std::array<double, StepGraph::N_CATEGORIES> busy{};
+        /// The time any collective ran on the rank (categories that overlap count once).
+        double communicating{0};
     };
 
     struct Result

@@ -37,9 +37,12 @@ StepGraph::AddRank(const std::string& name)
 }
 
 uint32_t
-StepGraph::AddCommunicator(const std::string& name, Category category, uint32_t nRanks)
+StepGraph::AddCommunicator(const std::string& name,
+                           Category category,
+                           uint32_t nRanks,
+                           uint32_t gpusPerNode)
 {
-    m_comms.push_back({name, category, nRanks});
+    m_comms.push_back({name, category, nRanks, gpusPerNode});
     return m_comms.size() - 1;
 }
 
@@ -220,20 +223,30 @@ StepGraph::Validate() const
         {
             ++at;
         }
+        auto unfinishedDep = [&](uint32_t i) {
+            for (uint32_t d : m_ops[i].deps)
+            {
+                if (indegree[d] > 0)
+                {
+                    return d;
+                }
+            }
+            return i; // not reached: an unfinished operation waits for an unfinished one
+        };
         std::vector<bool> seen(n, false);
         while (!seen[at])
         {
             seen[at] = true;
-            for (uint32_t d : m_ops[at].deps)
-            {
-                if (indegree[d] > 0)
-                {
-                    at = d;
-                    break;
-                }
-            }
+            at = unfinishedDep(at);
         }
-        return "operation \"" + m_ops[at].label + "\" depends on itself through a cycle";
+        // The same walk from `at` comes back to it: that is the cycle.
+        std::string path = "\"" + m_ops[at].label + "\"";
+        for (uint32_t i = unfinishedDep(at); i != at; i = unfinishedDep(i))
+        {
+            path += " after \"" + m_ops[i].label + "\"";
+        }
+        return "operation \"" + m_ops[at].label + "\" depends on itself through a cycle: " + path +
+               " after \"" + m_ops[at].label + "\"";
     }
     return "";
 }

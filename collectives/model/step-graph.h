@@ -52,6 +52,9 @@ class StepGraph
         std::string name;
         Category category;
         uint32_t nRanks; //!< GPUs in it (its collectives' n)
+        /// GPUs of it that share a node (NVLink between them); 0: by its category, a TP
+        /// group inside one node, the others one GPU per node.
+        uint32_t gpusPerNode{0};
     };
 
     struct Op
@@ -68,7 +71,10 @@ class StepGraph
     };
 
     uint32_t AddRank(const std::string& name);
-    uint32_t AddCommunicator(const std::string& name, Category category, uint32_t nRanks);
+    uint32_t AddCommunicator(const std::string& name,
+                             Category category,
+                             uint32_t nRanks,
+                             uint32_t gpusPerNode = 0);
     /// A compute span of `seconds` on a rank's stream; returns its id.
     uint32_t AddCompute(uint32_t rank,
                         uint32_t stream,

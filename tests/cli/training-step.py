@@ -4,7 +4,9 @@ InfiniBand completes; each fabric's row adds up (compute + bubble + exposed comm
 the step), its MFU follows from the model FLOPs, every distinct collective says how it was
 timed (packet, or extrapolated above --sample), TCP is the slowest and spends the most on
 communication; the analytical mode runs the same step from NCCL's tuner; a second identical
-run gives identical results.
+run gives identical results. Replays of the shipped workloads (examples/workloads: our JSON
+format and an NCCL COLL log) run on RoCEv2 and InfiniBand with rows that add up and
+communication within the step.
 
 usage: training-step.py WORKDIR BINARY
 """
@@ -15,6 +17,8 @@ import sys
 
 import clitest
 
+WORKLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                         "workloads")
 SMALL = ["--model=8B", "--gpus=64", "--tp=8", "--pp=2", "--globalBatch=16", "--sample=4MiB"]
 
 
@@ -45,6 +49,28 @@ def check(name, s, problems):
             if not (c["how"] in ("packet", "tuner") or c["how"].startswith("extrapolated")):
                 problems.append(f"{name}: collective timed '{c['how']}'")
     return fabrics
+
+
+def check_workloads(binary, cwd, problems):
+    for name, fmt, compute in (("pipeline-2stage.json", "json", 0.024),
+                               ("nccl-coll-sample.log", "nccl-log", 0.0)):
+        w, _ = run(binary, cwd, fmt, [f"--workload={os.path.join(WORKLOADS, name)}",
+                                      "--fabric=roce,ib"])
+        if w.get("workload", {}).get("format") != fmt:
+            problems.append(f"{name}: workload {w.get('workload')}")
+        for f in w.get("fabrics", []):
+            tag = f"{name} {f['fabric']}"
+            parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
+            if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
+                problems.append(f"{tag}: parts {parts} != step {f['step_s']}")
+            if abs(f["compute_s"] - compute) > 1e-9:
+                problems.append(f"{tag}: compute {f['compute_s']}, expected {compute}")
+            if not 0 < f["communication_fraction"] <= 1 + 1e-9:
+                problems.append(f"{tag}: communication {f['communication_fraction']} of the step")
+            if any(c["how"] != "packet" for c in f["collectives"]):
+                problems.append(f"{tag}: a collective was not simulated packet by packet")
+        if len(w.get("fabrics", [])) != 2:
+            problems.append(f"{name}: {len(w.get('fabrics', []))} fabrics")
 
 
 def main():
@@ -91,6 +117,8 @@ def main():
 
     if simulated(again["fabrics"]) != simulated(s["fabrics"]):
         problems.append("a second identical run gave other results")
+
+    check_workloads(binary, cwd, problems)
 
     if problems:
         clitest.fail("; ".join(problems))

@@ -162,6 +162,28 @@ TEST(NcclCommunicatorScenario, TheTunersPickRuns)
               NcclTuner::BaseLatencyUs(r.algorithm, r.protocol));
 }
 
+TEST(NcclCommunicatorScenario, TinyTreeAllReducesCompleteOnFourNodes)
+{
+    // 8-byte tree all-reduces on 4 nodes: a NIC's QPs go idle and active again between
+    // messages of a few bytes. The engine's round robin once skipped the QP after one that
+    // left its active set and the collective never finished.
+    for (const std::string kind : {"roce", "ib"})
+    {
+        Cluster cluster(4, 1, kind);
+        NcclCommunicator comm(*cluster.fabric,
+                              cluster.topo,
+                              cluster.routes,
+                              cluster.layout,
+                              NcclCommunicator::Config());
+        for (const NcclProtocol proto : {NcclProtocol::LL, NcclProtocol::SIMPLE})
+        {
+            const auto r =
+                cluster.Run(comm, Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::TREE, proto, 8));
+            ASSERT_GT(r.end, r.start) << kind; // the next would start beside it
+        }
+    }
+}
+
 TEST(NcclCommunicatorScenario, NetworkBoundRingAllReduceNearItsBound)
 {
     // 2 nodes x 2 GPUs, 2 NICs at 100 Gb/s each, 4 channels (2 per NIC), 32 MiB. Each

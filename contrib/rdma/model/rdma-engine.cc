@@ -233,7 +233,9 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
     const Time now = Simulator::Now();
     size_t n = m_active.size();
     size_t i = n ? m_rr % n : 0;
-    for (size_t visited = 0; visited < n; ++visited)
+    // Each QP once: `kept` counts those looked at that stay active; a QP that left the set
+    // makes room for the next one at the same index without counting.
+    for (size_t kept = 0; kept < n;)
     {
         Ptr<RdmaQueuePair> qp = m_active[i];
         if (!qp->HasPacketToSend())
@@ -249,6 +251,7 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
             i %= n;
             continue;
         }
+        ++kept;
         if (!m_filter.IsNull() && !m_filter(qp))
         {
             i = (i + 1) % n; // held back by the link; stays active

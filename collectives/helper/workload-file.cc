@@ -1,0 +1,466 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "workload-file.h"
+
+#include "ns3/input-error.h"
+#include "ns3/json-reader.h"
+#include "ns3/nccl-datatype.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Json = nlohmann::json;
+using Category = StepGraph::Category;
+
+const char* DOC = "docs/workload-format.md";
+
+bool
+ParseCategory(const std::string& kind, Category& c)
+{
+    const std::map<std::string, Category> kinds{{"tp", Category::TP},
+                                                {"pp", Category::PP},
+                                                {"dp", Category::DP},
+                                                {"ep", Category::EP}};
+    auto it = kinds.find(kind);
+    if (it == kinds.end())
+    {
+        return false;
+    }
+    c = it->second;
+    return true;
+}
+
+/// Stream names to ids: "compute" is 0, others in order of appearance.
+class Streams
+{
+  public:
+    uint32_t Id(const std::string& name)
+    {
+        if (name == "compute")
+        {
+            return 0;
+        }
+        auto [it, added] = m_ids.emplace(name, m_ids.size() + 1);
+        return it->second;
+    }
+
+  private:
+    std::map<std::string, uint32_t> m_ids;
+};
+
+} // namespace
+
+uint32_t
+WorkloadFile::NcclDatatypeBytes(int64_t datatype)
+{
+    // ncclInt8, ncclUint8, ncclInt32, ncclUint32, ncclInt64, ncclUint64, ncclFloat16,
+    // ncclFloat32, ncclFloat64, ncclBfloat16, ncclFloat8e4m3, ncclFloat8e5m2.
+    static const uint32_t sizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1};
+    return datatype >= 0 && datatype < 12 ? sizes[datatype] : 0;
+}
+
+WorkloadFile::Workload
+WorkloadFile::Read(const std::string& path, const Hardware& hardware)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw InputError(path + ": cannot be read",
+                         "a workload file (JSON, " + std::string(DOC) + ") or an NCCL log");
+    }
+    std::ostringstream s;
+    s << in.rdbuf();
+    const std::string text = s.str();
+    const size_t first = text.find_first_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '{' ? ParseJson(text, path, hardware)
+                                                            : ParseNcclLog(text, path, hardware);
+}
+
+WorkloadFile::Workload
+WorkloadFile::ParseJson(const std::string& text, const std::string& file, const Hardware& hw)
+{
+    const Json root = JsonReader::Parse(text, file, DOC);
+    const JsonReader r(file);
+    r.Object(root, "$");
+    r.OnlyKeys(root, "$", {"name", "description", "model_flops", "gpus", "communicators", "ops"});
+    Workload w;
+    w.format = "json";
+    w.name = root.contains("name") ? r.String(root["name"], "$.name") : file;
+    if (root.contains("model_flops"))
+    {
+        w.modelFlops = r.Number(root["model_flops"], "$.model_flops", 0, 1e30);
+    }
+    if (root.contains("gpus"))
+    {
+        w.gpus = static_cast<uint32_t>(r.Integer(root["gpus"], "$.gpus", 1, 1 << 24));
+    }
+    StepGraph& g = w.graph;
+    std::map<std::string, uint32_t> comms;
+    const Json& cs = r.Object(r.Need(root, "communicators", "$"), "$.communicators");
+    for (auto it = cs.begin(); it != cs.end(); ++it)
+    {
+        const std::string path = "$.communicators." + it.key();
+        const Json& c = r.Object(it.value(), path);
+        r.OnlyKeys(c, path, {"kind", "ranks", "gpus_per_node"});
+        Category kind = Category::TP;
+        const std::string k = r.String(r.Need(c, "kind", path), path + ".kind");
+        if (!ParseCategory(k, kind))
+        {
+            r.Fail(path + ".kind",
+                   "\"" + k + "\" is not a kind of communicator",
+                   "tp, pp, dp or ep");
+        }
+        const auto n =
+            static_cast<uint32_t>(r.Integer(r.Need(c, "ranks", path), path + ".ranks", 1, 1 << 24));
+        uint32_t local = 0;
+        if (c.contains("gpus_per_node"))
+        {
+            local = static_cast<uint32_t>(r.Integer(c["gpus_per_node"],
+                                                    path + ".gpus_per_node",
+                                                    1,
+                                                    std::max<uint32_t>(1, hw.gpusPerNode)));
+        }
+        comms[it.key()] = g.AddCommunicator(it.key(), kind, n, local);
+    }
+    std::string known;
+    for (const auto& [name, id] : comms)
+    {
+        known += (known.empty() ? "" : ", ") + name;
+    }
+
+    const Json& ops = r.Array(r.Need(root, "ops", "$"), "$.ops");
+    std::map<std::string, uint32_t> ranks;
+    std::map<std::string, uint32_t> ids;
+    auto rankOf = [&](const Json& v, const std::string& path) {
+        const std::string name = r.String(v, path);
+        auto [it, added] = ranks.emplace(name, ranks.size());
+        if (added)
+        {
+            g.AddRank(name);
+        }
+        return it->second;
+    };
+    // First every id, so that dependencies may point forward.
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        const std::string path = JsonReader::Index("$.ops", i);
+        const Json& op = r.Object(ops[i], path);
+        const std::string id = r.String(r.Need(op, "id", path), path + ".id");
+        if (!ids.emplace(id, i).second)
+        {
+            r.Fail(path + ".id", "\"" + id + "\" names an earlier operation too", "a unique id");
+        }
+    }
+    Streams streams;
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        const std::string path = JsonReader::Index("$.ops", i);
+        const Json& op = ops[i];
+        r.OnlyKeys(op,
+                   path,
+                   {"id",
+                    "rank",
+                    "ranks",
+                    "stream",
+                    "after",
+                    "compute_us",
+                    "flops",
+                    "collective",
+                    "comm",
+                    "count",
+                    "datatype",
+                    "bytes"});
+        StepGraph::Op o;
+        o.label = op["id"].get<std::string>();
+        if (op.contains("rank") == op.contains("ranks"))
+        {
+            r.Fail(path,
+                   "needs one of \"rank\" and \"ranks\"",
+                   "\"rank\": NAME or \"ranks\": [NAMES]");
+        }
+        if (op.contains("rank"))
+        {
+            o.ranks.push_back(rankOf(op["rank"], path + ".rank"));
+        }
+        else
+        {
+            const Json& list = r.Array(op["ranks"], path + ".ranks");
+            for (size_t k = 0; k < list.size(); ++k)
+            {
+                o.ranks.push_back(rankOf(list[k], JsonReader::Index(path + ".ranks", k)));
+            }
+            if (o.ranks.empty())
+            {
+                r.Fail(path + ".ranks", "is empty", "at least one rank");
+            }
+        }
+        if (op.contains("after"))
+        {
+            const Json& after = r.Array(op["after"], path + ".after");
+            for (size_t k = 0; k < after.size(); ++k)
+            {
+                const std::string dep = r.String(after[k], JsonReader::Index(path + ".after", k));
+                auto it = ids.find(dep);
+                if (it == ids.end())
+                {
+                    r.Fail(JsonReader::Index(path + ".after", k),
+                           "no operation \"" + dep + "\"",
+                           "the id of an operation of the file");
+                }
+                o.deps.push_back(it->second);
+            }
+        }
+        const bool compute = op.contains("compute_us") || op.contains("flops");
+        if (compute == op.contains("collective"))
+        {
+            r.Fail(path,
+                   "is neither a compute span nor a collective, or both",
+                   "\"compute_us\" or \"flops\", or \"collective\" with \"comm\"");
+        }
+        if (compute)
+        {
+            o.category = Category::COMPUTE;
+            if (o.ranks.size() != 1)
+            {
+                r.Fail(path, "a compute span on several ranks", "one \"rank\"");
+            }
+            o.seconds = op.contains("compute_us")
+                            ? r.Number(op["compute_us"], path + ".compute_us", 0, 1e12) * 1e-6
+                            : r.Number(op["flops"], path + ".flops", 0, 1e30) /
+                                  (hw.peakTflops * 1e12 * hw.efficiency);
+            if (op.contains("stream") && r.String(op["stream"], path + ".stream") != "compute")
+            {
+                r.Fail(path + ".stream", "a compute span off the compute stream", "\"compute\"");
+            }
+            o.stream = 0;
+        }
+        else
+        {
+            const std::string name = r.String(op["collective"], path + ".collective");
+            if (!ParseCollectiveOp(name, o.op))
+            {
+                r.Fail(path + ".collective",
+                       "\"" + name + "\" is not a collective",
+                       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
+                       "sendrecv");
+            }
+            const std::string comm = r.String(r.Need(op, "comm", path), path + ".comm");
+            auto it = comms.find(comm);
+            if (it == comms.end())
+            {
+                r.Fail(path + ".comm",
+                       "no communicator \"" + comm + "\"",
+                       "one of $.communicators (" + known + ")");
+            }
+            o.comm = static_cast<int32_t>(it->second);
+            o.category = g.GetCommunicators()[it->second].category;
+            if (op.contains("bytes") == op.contains("count"))
+            {
+                r.Fail(path,
+                       "needs one of \"bytes\" and \"count\"",
+                       "the bytes each rank contributes");
+            }
+            if (op.contains("bytes"))
+            {
+                o.bytes = r.Integer(op["bytes"], path + ".bytes", 1, INT64_MAX);
+            }
+            else
+            {
+                uint32_t size = 2; // bfloat16
+                if (op.contains("datatype"))
+                {
+                    const std::string t = r.String(op["datatype"], path + ".datatype");
+                    if (!ParseNcclDatatype(t, size))
+                    {
+                        r.Fail(path + ".datatype",
+                               "\"" + t + "\" is not a datatype",
+                               NcclDatatypeNames());
+                    }
+                }
+                o.bytes = r.Integer(op["count"], path + ".count", 1, INT64_MAX) * size;
+            }
+            o.stream =
+                streams.Id(op.contains("stream") ? r.String(op["stream"], path + ".stream") : comm);
+        }
+        g.AddOp(o);
+    }
+    const std::string problem = g.Validate();
+    if (!problem.empty())
+    {
+        throw InputError(file + ": $.ops: " + problem, "operations whose dependencies end");
+    }
+    return w;
+}
+
+WorkloadFile::Workload
+WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, const Hardware& hw)
+{
+    // enqueue.cc: INFO(NCCL_COLL, "%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype
+    // %d op %d root %d comm %p [nranks=%d] stream %p", ...) behind "host:pid:tid [dev] NCCL
+    // INFO ".
+    static const std::regex candidate(R"(NCCL INFO (\w+): opCount )");
+    // init.cc, once per rank and communicator: where its GPUs sit.
+    static const std::regex init(R"(^(\S+):(\d+):\d+ \[\d+\] NCCL INFO comm (\S+) rank (\d+) )"
+                                 R"(nRanks (\d+) nNodes (\d+) localRanks (\d+) )");
+    static const std::regex line(
+        R"(^(\S+):(\d+):\d+ \[\d+\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+) sendbuff \S+ )"
+        R"(recvbuff \S+ count (\d+) datatype (-?\d+) op (-?\d+) root (-?\d+) comm (\S+) )"
+        R"(\[nranks=(\d+)\] stream (\S+)\s*$)");
+    const std::map<std::string, CollectiveOp> names{{"AllReduce", CollectiveOp::ALL_REDUCE},
+                                                    {"AllGather", CollectiveOp::ALL_GATHER},
+                                                    {"ReduceScatter", CollectiveOp::REDUCE_SCATTER},
+                                                    {"Broadcast", CollectiveOp::BROADCAST},
+                                                    {"Reduce", CollectiveOp::REDUCE},
+                                                    {"Send", CollectiveOp::SEND_RECV},
+                                                    {"Recv", CollectiveOp::SEND_RECV}};
+    Workload w;
+    w.format = "nccl-log";
+    w.name = file;
+    StepGraph& g = w.graph;
+    const uint32_t rank = g.AddRank("gpu");
+    std::map<std::string, uint32_t> comms; // comm pointer (+ " p2p") -> communicator
+
+    struct Shape
+    {
+        uint32_t rank, nRanks, nNodes, localRanks;
+    };
+
+    std::map<std::string, Shape> shapes; // "host:pid comm" -> its init line
+    Streams streams;
+    std::string process;
+    uint64_t others = 0;
+    uint64_t empty = 0;
+    std::vector<uint64_t> bad;
+    std::istringstream in(text);
+    std::string s;
+    for (uint64_t number = 1; std::getline(in, s); ++number)
+    {
+        std::smatch head;
+        if (std::regex_search(s, head, init))
+        {
+            shapes[head[1].str() + ":" + head[2].str() + " " + head[3].str()] = {
+                static_cast<uint32_t>(std::stoul(head[4].str())),
+                static_cast<uint32_t>(std::stoul(head[5].str())),
+                static_cast<uint32_t>(std::stoul(head[6].str())),
+                static_cast<uint32_t>(std::stoul(head[7].str()))};
+            continue;
+        }
+        if (!std::regex_search(s, head, candidate) || !names.count(head[1].str()))
+        {
+            continue; // not a collective call
+        }
+        std::smatch m;
+        const uint32_t datatype =
+            std::regex_match(s, m, line) ? NcclDatatypeBytes(std::stoll(m[6].str())) : 0;
+        if (m.empty() || datatype == 0)
+        {
+            bad.push_back(number);
+            continue;
+        }
+        const std::string who = m[1].str() + ":" + m[2].str();
+        if (process.empty())
+        {
+            process = who;
+        }
+        if (who != process)
+        {
+            ++others;
+            continue;
+        }
+        const uint64_t count = std::stoull(m[5].str());
+        if (count == 0)
+        {
+            ++empty;
+            continue;
+        }
+        const CollectiveOp op = names.at(m[3].str());
+        const bool p2p = op == CollectiveOp::SEND_RECV;
+        const uint32_t nRanks = std::stoul(m[10].str());
+        // With the communicator's init line its GPUs per node are known, and a Send or Recv
+        // peer (the root field) inside the node goes over NVLink; without, the GPUs of a
+        // communicator that fits in a node share it and a larger one has one per node.
+        auto shape = shapes.find(who + " " + m[9].str());
+        uint32_t local = 0;
+        bool sameNode = false;
+        if (shape != shapes.end() && shape->second.nRanks == nRanks)
+        {
+            const Shape& sh = shape->second;
+            local = sh.nNodes * sh.localRanks == nRanks ? sh.localRanks : 0;
+            const uint32_t peer = std::stoul(m[8].str());
+            sameNode = local > 0 && sh.rank / local == peer / local;
+        }
+        const std::string key = m[9].str() + (p2p ? (sameNode ? " p2p nvlink" : " p2p") : "");
+        auto it = comms.find(key);
+        if (it == comms.end())
+        {
+            Category kind = nRanks <= hw.gpusPerNode ? Category::TP : Category::DP;
+            if (local > 0)
+            {
+                kind = local == nRanks ? Category::TP : Category::DP;
+            }
+            if (p2p)
+            {
+                kind = Category::PP;
+                local = sameNode ? 2 : 1;
+            }
+            const std::string name = "comm" + std::to_string(comms.size()) +
+                                     (p2p ? (sameNode ? "-p2p-nvlink" : "-p2p") : "");
+            it = comms.emplace(key, g.AddCommunicator(name, kind, p2p ? 2 : nRanks, local)).first;
+        }
+        g.AddCollective(it->second,
+                        {rank},
+                        streams.Id(m[11].str()),
+                        op,
+                        count * datatype,
+                        {},
+                        file + ":" + std::to_string(number) + " " + m[3].str() + " opCount " +
+                            m[4].str());
+    }
+    if (!bad.empty())
+    {
+        std::string also;
+        for (size_t i = 1; i < bad.size() && i < 6; ++i)
+        {
+            also += (also.empty() ? "; also line " : ", ") + std::to_string(bad[i]);
+        }
+        if (bad.size() > 6)
+        {
+            also += " and " + std::to_string(bad.size() - 6) + " more";
+        }
+        throw InputError(file + ":" + std::to_string(bad[0]) +
+                             ": not an NCCL collective line (\"<Op>: opCount H sendbuff P "
+                             "recvbuff P count N datatype D op O root R comm P [nranks=N] "
+                             "stream P\", a datatype 0-11)" +
+                             also,
+                         "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL output, or JSON (" +
+                             std::string(DOC) + ")");
+    }
+    if (g.GetOps().empty())
+    {
+        throw InputError(file + ": no NCCL collective line",
+                         "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL output, or JSON (" +
+                             std::string(DOC) + ")");
+    }
+    if (others > 0)
+    {
+        w.notes.push_back(std::to_string(others) + " lines of other processes than " + process +
+                          " left out (one GPU's calls are replayed)");
+    }
+    if (empty > 0)
+    {
+        w.notes.push_back(std::to_string(empty) + " calls of count 0 left out");
+    }
+    return w;
+}
+
+} // namespace ns3
