@@ -123,6 +123,10 @@ main(int argc, char* argv[])
     opts.AddValue("microBatch", "sequences per micro-batch", step.microBatch);
     opts.AddValue("seqLen", "tokens per sequence", step.seqLen);
     opts.AddValue("tpOverlap", "overlap TP communication with compute", step.tpOverlap);
+    opts.AddValue("zero",
+                  "ZeRO stage of data parallelism: 0 DDP all-reduce, 1 distributed optimizer "
+                  "(Megatron), 2 gradients sharded, 3 parameters sharded (FSDP)",
+                  step.zeroStage);
     opts.AddValue("workload",
                   "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
                   "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
@@ -221,7 +225,7 @@ main(int argc, char* argv[])
     else
     {
         std::printf("# training-step: %s (%u layers, hidden %u, FFN %u, %.1fB parameters) on %u %s "
-                    "(%u nodes x %u), TP%u PP%u DP%u, %u micro-batches of %u x %u tokens\n",
+                    "(%u nodes x %u), TP%u PP%u DP%u ZeRO-%u, %u micro-batches of %u x %u tokens\n",
                     model.c_str(),
                     step.layers,
                     step.hidden,
@@ -234,6 +238,7 @@ main(int argc, char* argv[])
                     tp,
                     pp,
                     step.dp,
+                    step.zeroStage,
                     m,
                     step.microBatch,
                     step.seqLen);
@@ -443,6 +448,7 @@ main(int argc, char* argv[])
                         {"tp", tp},
                         {"pp", pp},
                         {"dp", step.dp},
+                        {"zero_stage", step.zeroStage},
                         {"micro_batches", m},
                         {"micro_batch", step.microBatch},
                         {"seq_len", step.seqLen},

@@ -24,55 +24,17 @@ WORKDIR/comparison.json.
 usage: check-nccl-packet.py WORKDIR NCCL_TESTS_PROGRAM
 """
 
-import json
 import math
 import os
 import shutil
-import subprocess
 import sys
-import time
+
+from checks import Table, in_band, run
 
 GIB = "1G"
 TOLERANCE = 0.05     # packet vs analytical at large sizes (issue 7)
 BAND_SLACK = 0.02    # the measured bands' own spread
 CROSSOVER_FACTOR = 2.0
-
-
-def run(binary, workdir, name, args):
-    out = os.path.join(workdir, name)
-    cmd = [binary, *args, f"--out={out}"]
-    start = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    wall = time.time() - start
-    if p.returncode != 0:
-        print(p.stdout, p.stderr)
-        sys.exit(f"FAIL: {' '.join(cmd)} exited with {p.returncode}")
-    with open(os.path.join(out, "summary.json")) as f:
-        summary = json.load(f)
-    print(f"  ran {name} in {wall:.1f} s wall: {' '.join(args)}")
-    return summary
-
-
-class Table:
-    def __init__(self):
-        self.rows = []
-        self.failures = 0
-
-    def add(self, what, measured, expected, ok, source):
-        self.rows.append({"check": what, "measured": measured, "expected": expected,
-                          "ok": ok, "source": source})
-        if not ok:
-            self.failures += 1
-
-    def show(self):
-        print(f"\n  {'check':<58} {'measured':>9}   {'expected':<22} {'':4} source")
-        for r in self.rows:
-            print(f"  {r['check']:<58} {r['measured']:9.2f}   {r['expected']:<22} "
-                  f"{'ok' if r['ok'] else 'FAIL':4} {r['source']}")
-
-
-def in_band(value, lo, hi, slack=0.0):
-    return lo * (1 - slack) <= value <= hi * (1 + slack)
 
 
 def last(summary):
@@ -159,12 +121,7 @@ def main():
         t.add("  packet / tuner crossover", ratio, f"[{1 / CROSSOVER_FACTOR:.1f}, "
               f"{CROSSOVER_FACTOR:.1f}]", 1 / CROSSOVER_FACTOR <= ratio <= CROSSOVER_FACTOR,
               "issue 7: within 2x of NCCL's tuner")
-    t.show()
-    with open(os.path.join(workdir, "comparison.json"), "w") as f:
-        json.dump(t.rows, f, indent=1)
-    if t.failures:
-        sys.exit(f"FAIL: {t.failures} check(s) failed")
-    print("ok")
+    t.finish(workdir)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ namespace ns3
  * \ingroup collectives
  * \brief A dense decoder-only transformer's training step as Megatron-LM runs it, as a
  * StepGraph: tensor parallelism with sequence parallelism inside a node, a 1F1B pipeline,
- * data parallelism with the distributed optimizer (ZeRO-1) and bucketed, overlapped gradient
- * reduce-scatters (Narayanan et al., SC'21; Korthikanti et al., MLSys'23;
- * shared/reference/nccl.md 4.2).
+ * data parallelism with the distributed optimizer (ZeRO-1, or another ZeRO stage) and
+ * bucketed, overlapped gradient reduce-scatters (Narayanan et al., SC'21; Korthikanti et al.,
+ * MLSys'23; shared/reference/nccl.md 4.2).
  *
  * One rank per pipeline stage stands for its TP x DP GPUs. Per micro-batch and layer the
  * forward is all-gather, attention, reduce-scatter, all-gather, MLP, reduce-scatter (the four
@@ -67,6 +67,16 @@ class TransformerStepBuilder
         uint64_t bucketParams{40'000'000};
         /// TP communication overlapped with compute (Megatron's --tp-comm-overlap); off.
         bool tpOverlap{false};
+        /**
+         * How data parallelism shards the model (Rajbhandari et al., SC'20): 0, plain DDP
+         * (gradients all-reduced once, after the last micro-batch); 1, optimizer states
+         * sharded (Megatron's distributed optimizer: gradients reduce-scattered once,
+         * parameters all-gathered at the step's start); 2, gradients sharded too (DeepSpeed:
+         * reduce-scattered after every micro-batch); 3, parameters sharded too (FSDP /
+         * DeepSpeed ZeRO-3: gathered before each layer's forward and backward of every
+         * micro-batch, one layer ahead). Megatron-LM's default for Llama-scale runs: 1.
+         */
+        uint32_t zeroStage{1};
     };
 
     /// Streams of a stage rank.

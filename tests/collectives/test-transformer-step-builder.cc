@@ -73,6 +73,71 @@ TEST(TransformerStepBuilder, TheDefaultStepsCollectivesAndTheirSizesByHand)
     EXPECT_EQ((sizes[{Category::DP, CollectiveOp::ALL_GATHER}]), dp);
 }
 
+namespace
+{
+/// DP collectives of a step by operation: (count, bytes per rank summed).
+std::map<CollectiveOp, std::pair<uint32_t, uint64_t>>
+DpCollectives(uint32_t zeroStage)
+{
+    Builder::Config c;
+    c.zeroStage = zeroStage;
+    const StepGraph g = Builder::Build(c);
+    EXPECT_EQ(g.Validate(), "") << zeroStage;
+    std::map<CollectiveOp, std::pair<uint32_t, uint64_t>> dp;
+    for (const StepGraph::Op& op : g.GetOps())
+    {
+        if (op.category == Category::DP)
+        {
+            ++dp[op.op].first;
+            dp[op.op].second += op.bytes;
+        }
+    }
+    return dp;
+}
+} // namespace
+
+TEST(TransformerStepBuilder, EachZeroStageMovesItsOwnDataParallelCollectives)
+{
+    // Per GPU: 80 layers of 3 buckets and the embedding and LM head of 4 each: 248 buckets of
+    // 106954752 x 80 + 131334144 x 2 = 8819048448 parameters in all (BF16, 2 bytes each).
+    const uint64_t params = 106954752ULL * 80 + 131334144ULL * 2;
+    const auto z0 = DpCollectives(0);
+    // DDP: each bucket all-reduced once, S the whole bucket.
+    EXPECT_EQ(z0.size(), 1U);
+    EXPECT_EQ(z0.at(CollectiveOp::ALL_REDUCE), std::make_pair(248U, params * 2));
+    // ZeRO-1: one reduce-scatter and one all-gather per bucket, S its 1/32.
+    const auto z1 = DpCollectives(1);
+    EXPECT_EQ(z1.at(CollectiveOp::REDUCE_SCATTER).first, 248U);
+    EXPECT_EQ(z1.at(CollectiveOp::ALL_GATHER).first, 248U);
+    EXPECT_NEAR(z1.at(CollectiveOp::ALL_GATHER).second, params * 2 / 32.0, 248);
+    // ZeRO-2: a reduce-scatter per bucket and micro-batch (32).
+    const auto z2 = DpCollectives(2);
+    EXPECT_EQ(z2.at(CollectiveOp::REDUCE_SCATTER).first, 248U * 32);
+    EXPECT_EQ(z2.at(CollectiveOp::ALL_GATHER).first, 248U);
+    // ZeRO-3: the same reduce-scatters; the gathers before every micro-batch's forward (all
+    // 248 buckets) and backward (the layers' 240 and the LM head's 4; the input embedding's
+    // backward needs no weights).
+    const auto z3 = DpCollectives(3);
+    EXPECT_EQ(z3.at(CollectiveOp::REDUCE_SCATTER).first, 248U * 32);
+    EXPECT_EQ(z3.at(CollectiveOp::ALL_GATHER).first, (248U + 244U) * 32);
+    // At 1 GB/s per collective, the more a stage shards the longer its step.
+    const auto gbps = [](const StepGraph::Communicator& comm, CollectiveOp, uint64_t bytes) {
+        return comm.category == Category::DP ? bytes / 1e9 : 0.0;
+    };
+    double last = 0;
+    for (uint32_t stage : {1U, 2U, 3U})
+    {
+        Builder::Config c;
+        c.zeroStage = stage;
+        const double step = StepExecutor::Run(Builder::Build(c), gbps).stepSeconds;
+        EXPECT_GT(step, last) << "ZeRO-" << stage;
+        last = step;
+    }
+    Builder::Config bad;
+    bad.zeroStage = 4;
+    EXPECT_EQ(Builder::Check(bad), "ZeRO stage 4 does not exist (0 to 3)");
+}
+
 TEST(TransformerStepBuilder, WithoutCommunicationThePipelineBubbleIsAboutPMinusOneOverM)
 {
     // 1F1B on p stages and m micro-batches idles each stage (p - 1) forward and backward
