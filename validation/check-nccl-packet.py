@@ -25,11 +25,8 @@ usage: check-nccl-packet.py WORKDIR NCCL_TESTS_PROGRAM
 """
 
 import math
-import os
-import shutil
-import sys
 
-from checks import Table, in_band, run
+from checks import in_band, run, start
 
 GIB = "1G"
 TOLERANCE = 0.05     # packet vs analytical at large sizes (issue 7)
@@ -62,12 +59,7 @@ def crossover(rows_ring, rows_tree, key):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    shutil.rmtree(workdir, ignore_errors=True)
-    os.makedirs(workdir)
-    t = Table()
+    workdir, binary, t = start(__doc__)
     one = ["--nodes=1", "--gpus=8", "-b", GIB, "-e", GIB]
     for gpu, lo, hi, src in (("h100", 360, 371, "nccl-tests#212"),
                              ("a100", 230, 240, "nccl-tests#175")):

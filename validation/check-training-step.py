@@ -23,22 +23,14 @@ WORKDIR/comparison.json.
 usage: check-training-step.py WORKDIR TRAINING_STEP_PROGRAM
 """
 
-import os
-import shutil
-import sys
 
-from checks import Table, in_band, run
+from checks import in_band, run, start
 
 DERIVATION = "docs/training-step.md"
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    shutil.rmtree(workdir, ignore_errors=True)
-    os.makedirs(workdir)
-    t = Table()
+    workdir, binary, t = start(__doc__)
     packet = {f["fabric"]: f for f in run(binary, workdir, "packet", [])["fabrics"]}
     analytical = {f["fabric"]: f for f in
                   run(binary, workdir, "analytical", ["--mode=analytical"])["fabrics"]}

@@ -3,9 +3,21 @@ summary.json, and the measured-vs-expected table they print and save."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
+
+
+def start(usage):
+    """The script's WORKDIR and PROGRAM arguments (exit with USAGE without them), WORKDIR
+    emptied, and an empty table."""
+    if len(sys.argv) != 3:
+        sys.exit(usage)
+    workdir, binary = sys.argv[1], sys.argv[2]
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    return workdir, binary, Table()
 
 
 def run(binary, workdir, name, args, timeout=900):
