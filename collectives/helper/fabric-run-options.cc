@@ -3,8 +3,10 @@
  */
 #include "fabric-run-options.h"
 
+#include "ns3/attribute-defaults.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/tcp-connection.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -104,6 +106,12 @@ FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& to
     {
         // ns-3's TCP as a Linux host's, unless given.
         TcpConnection::ApplyHostDefaults();
+        if (AttributeDefaults::Get("ns3::TcpL4Protocol::SocketType") == "ns3::TcpDctcp")
+        {
+            // DCTCP needs its marks: ECN on TCP's lossy priority 0 as well as RoCE's 3.
+            AttributeDefaults::SetUnlessGiven("ns3::RoceSwitch::EcnPriorities",
+                                              UintegerValue((1u << 3) | 1u));
+        }
     }
     if (std::find(m_fabrics.begin(), m_fabrics.end(), "roce") != m_fabrics.end())
     {

@@ -4,6 +4,7 @@
 #include "tcp-connection.h"
 
 #include "ns3/abort.h"
+#include "ns3/attribute-defaults.h"
 #include "ns3/config.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -43,21 +44,6 @@ Get(const uint8_t* b, int bytes)
     return v;
 }
 
-/// Config::SetDefault unless the attribute's default was already changed (--ns3::...).
-void
-SetDefaultUnlessGiven(const std::string& path, const AttributeValue& value)
-{
-    const std::string::size_type cut = path.rfind("::");
-    TypeId::AttributeInformation info;
-    NS_ABORT_UNLESS(TypeId::LookupByName(path.substr(0, cut))
-                        .LookupAttributeByName(path.substr(cut + 2), &info));
-    if (info.initialValue->SerializeToString(info.checker) ==
-        info.originalInitialValue->SerializeToString(info.checker))
-    {
-        Config::SetDefault(path, value);
-    }
-}
-
 /// The next free listening port of a node (ports from 20000, as an ephemeral range).
 uint16_t
 NextPort(Ptr<Node> node)
@@ -76,12 +62,20 @@ NextPort(Ptr<Node> node)
 void
 TcpConnection::ApplyHostDefaults()
 {
-    SetDefaultUnlessGiven("ns3::TcpL4Protocol::SocketType",
-                          TypeIdValue(TypeId::LookupByName("ns3::TcpCubic")));
-    SetDefaultUnlessGiven("ns3::TcpSocket::SegmentSize", UintegerValue(8948));
-    SetDefaultUnlessGiven("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
-    SetDefaultUnlessGiven("ns3::TcpSocket::RcvBufSize", UintegerValue(6 << 20));
-    SetDefaultUnlessGiven("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    AttributeDefaults::SetUnlessGiven("ns3::TcpL4Protocol::SocketType",
+                                      TypeIdValue(TypeId::LookupByName("ns3::TcpCubic")));
+    AttributeDefaults::SetUnlessGiven("ns3::TcpSocket::SegmentSize", UintegerValue(8948));
+    AttributeDefaults::SetUnlessGiven("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
+    AttributeDefaults::SetUnlessGiven("ns3::TcpSocket::RcvBufSize", UintegerValue(6 << 20));
+    AttributeDefaults::SetUnlessGiven("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    if (AttributeDefaults::Get("ns3::TcpL4Protocol::SocketType") == "ns3::TcpDctcp")
+    {
+        // Linux's DCTCP acknowledges at once when the CE state changes (tcp_dctcp.c,
+        // dctcp_ece_ack_update: ICSK_ACK_NOW); ns-3 3.37's acknowledges the old state at once
+        // and delays the new one's, which stalls a window of two segments for the 200 ms
+        // delayed-ACK timer. An ACK per segment stands in.
+        AttributeDefaults::SetUnlessGiven("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    }
 }
 
 TypeId

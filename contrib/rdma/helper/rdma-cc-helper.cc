@@ -3,6 +3,7 @@
  */
 #include "rdma-cc-helper.h"
 
+#include "ns3/attribute-defaults.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/ecmp-route-table.h"
@@ -131,14 +132,11 @@ RdmaCcHelper::ConfigureForFabric(const FabricTopology& topology,
     {
         return;
     }
-    // A program's own Config::SetDefault moves the initial value away from the original one.
-    TypeId::AttributeInformation info;
-    NS_ABORT_UNLESS(RdmaCcHpcc::GetTypeId().LookupAttributeByName("BaseRtt", &info));
-    if (info.initialValue->SerializeToString(info.checker) !=
-        info.originalInitialValue->SerializeToString(info.checker))
+    if (AttributeDefaults::IsGiven("ns3::RdmaCcHpcc::BaseRtt"))
     {
         return;
     }
+    TypeId::AttributeInformation info;
     NS_ABORT_UNLESS(
         TypeId::LookupByName("ns3::RdmaQueuePair").LookupAttributeByName("PayloadSize", &info));
     const uint64_t payload = DynamicCast<const UintegerValue>(info.initialValue)->Get();
