@@ -164,6 +164,7 @@ main(int argc, char* argv[])
                          exp.GetPacketHops(),
                          Simulator::Now(),
                          wallSeconds);
+    out.RecordPackets(exp.GetFabricInstance().GetFabric().GetHostPacketsSent());
     out.WriteSummary();
     csv.Close();
 

@@ -467,6 +467,7 @@ main(int argc, char* argv[])
                          fabric.GetPacketHops(),
                          Simulator::Now(),
                          wallSeconds);
+    out.RecordPackets(fabric.GetHostPacketsSent());
     out.WriteSummary();
 
     const std::string fabricText =

@@ -345,6 +345,17 @@ IbFabricHelper::GetPacketHops() const
 }
 
 uint64_t
+IbFabricHelper::GetHostPacketsSent() const
+{
+    uint64_t n = 0;
+    for (const auto& hca : m_hcas)
+    {
+        n += hca->GetTxPackets();
+    }
+    return n;
+}
+
+uint64_t
 IbFabricHelper::GetCreditOverruns() const
 {
     uint64_t n = 0;

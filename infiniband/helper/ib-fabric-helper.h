@@ -78,6 +78,7 @@ class IbFabricHelper : public RdmaFabric
     const std::vector<Ptr<IbNetDevice>>& GetPorts() const;
     /// Data packets carried by all links (packet-hops).
     uint64_t GetPacketHops() const override;
+    uint64_t GetHostPacketsSent() const override;
     /// Packets a receiver discarded for want of credit (a correct fabric has none).
     uint64_t GetCreditOverruns() const;
     /// Packets switches discarded for an unknown destination LID.

@@ -386,6 +386,17 @@ RoceFabricHelper::GetPacketHops() const
     return hops;
 }
 
+uint64_t
+RoceFabricHelper::GetHostPacketsSent() const
+{
+    uint64_t n = 0;
+    for (const auto& nic : m_nics)
+    {
+        n += nic->GetTxFrames();
+    }
+    return n;
+}
+
 std::map<std::string, uint64_t>
 RoceFabricHelper::GetDrops() const
 {

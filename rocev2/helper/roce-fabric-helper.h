@@ -119,6 +119,7 @@ class RoceFabricHelper : public RdmaFabric
 
     /// Frames carried by all links (one packet crossing one link is one hop).
     uint64_t GetPacketHops() const override;
+    uint64_t GetHostPacketsSent() const override;
     /// Drops of all switches by reason name (every reason present, zeros included), and
     /// "link_down" (frames lost on down links, any port) and "pfc_watchdog" (packets the
     /// switches' PFC watchdogs dropped, egress and ingress).

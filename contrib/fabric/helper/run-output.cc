@@ -112,6 +112,12 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
                       {"peak_rss_MiB", PeakRssMiB()}};
 }
 
+void
+RunOutput::RecordPackets(uint64_t packets)
+{
+    m_json["simulator"]["packets"] = packets;
+}
+
 std::string
 RunOutput::RunFiguresLine() const
 {

@@ -70,6 +70,8 @@ class RunOutput
      * \param wallSeconds wall time of the run
      */
     void RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, double wallSeconds);
+    /// Add the packets the hosts sent to "simulator" (after RecordRunFigures()).
+    void RecordPackets(uint64_t packets);
 
     /** \return the recorded figures as the line every program ends with: "simulated X ms in Y s
      * wall: E events, H packet-hops (Z M hops/s)"; call after RecordRunFigures() */

@@ -80,6 +80,8 @@ class RdmaFabric
 
     /// Data packets carried by all links (one packet crossing one link is one hop).
     virtual uint64_t GetPacketHops() const = 0;
+    /// Packets the hosts put on their links (data, ACKs, CNPs): the run's packets.
+    virtual uint64_t GetHostPacketsSent() const = 0;
     /// Packets the fabric discarded, by reason (every reason the fabric has, zeros included).
     virtual std::map<std::string, uint64_t> GetDrops() const = 0;
 
