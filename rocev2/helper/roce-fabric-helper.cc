@@ -261,9 +261,7 @@ RoceFabricHelper::GetForwardingLatency() const
     Time worst(0);
     for (const auto& sw : m_switches)
     {
-        TimeValue l;
-        sw->GetAttribute("ForwardingLatency", l);
-        worst = std::max(worst, l.Get());
+        worst = std::max(worst, sw->GetForwardingLatency());
     }
     return worst;
 }

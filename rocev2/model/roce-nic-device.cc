@@ -14,6 +14,7 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
+#include "ns3/raw-header.h"
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
@@ -190,38 +191,48 @@ RoceNicDevice::Encapsulate(Ptr<Packet> p,
     {
         dscp |= GetIntDscpMask();
     }
-    UdpHeader udp;
-    udp.SetSourcePort(SourcePortOfQp(qp->GetQpn()));
-    udp.SetDestinationPort(ROCEV2_PORT);
-    p->AddHeader(udp); // checksum 0: RoCEv2 senders leave it unset (Annex A17.4.2.1)
-
-    Ipv4Header ip;
-    ip.SetSource(m_ipv4);
-    ip.SetDestination(Ipv4Address::ConvertFrom(qp->GetPeer()));
-    ip.SetProtocol(17);
-    ip.SetPayloadSize(p->GetSize());
-    ip.SetTtl(m_ttl);
-    ip.SetDscp(static_cast<Ipv4Header::DscpType>(dscp));
-    ip.SetEcn(ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
-    ip.SetDontFragment();
-    p->AddHeader(ip);
-
-    EthernetHeader eth(false);
-    eth.SetSource(m_address);
-    eth.SetDestination(MacOfIpv4(ip.GetDestination()));
+    // Ethernet (an 802.1Q tag with trust PCP), IPv4 and UDP written as bytes in one header: the
+    // same bytes as ns-3's EthernetHeader, VlanTag, Ipv4Header and UdpHeader give (a test
+    // compares them), at a fraction of the per-packet cost of four header objects.
+    uint8_t b[14 + 4 + 20 + 8];
+    const Ipv4Address dst = Ipv4Address::ConvertFrom(qp->GetPeer());
+    MacOfIpv4(dst).CopyTo(b);
+    m_address.CopyTo(b + 6);
+    uint32_t at = 12;
+    auto put16 = [&b](uint32_t i, uint16_t v) {
+        b[i] = static_cast<uint8_t>(v >> 8);
+        b[i + 1] = static_cast<uint8_t>(v);
+    };
+    auto put32 = [&put16](uint32_t i, uint32_t v) {
+        put16(i, static_cast<uint16_t>(v >> 16));
+        put16(i + 2, static_cast<uint16_t>(v));
+    };
     if (GetTrust() == TRUST_PCP)
     {
-        VlanTag tag; // VID 0: priority-tagged (802.1Q 9.6)
-        tag.SetPcp(PriorityOfDscp(dscp));
-        tag.SetEtherType(Ipv4L3Protocol::PROT_NUMBER);
-        p->AddHeader(tag);
-        eth.SetLengthType(VlanTag::TPID);
+        // Priority-tagged: VID 0 (802.1Q 9.6), DEI 0.
+        put16(at, VlanTag::TPID);
+        put16(at + 2, static_cast<uint16_t>(PriorityOfDscp(dscp) << 13));
+        at += 4;
     }
-    else
-    {
-        eth.SetLengthType(Ipv4L3Protocol::PROT_NUMBER);
-    }
-    p->AddHeader(eth);
+    put16(at, Ipv4L3Protocol::PROT_NUMBER);
+    at += 2;
+    const uint32_t udpLength = 8 + p->GetSize();
+    b[at] = 0x45; // version 4, 5 words
+    b[at + 1] = static_cast<uint8_t>((dscp << 2) | (ect ? Ipv4Header::ECN_ECT0 : 0));
+    put16(at + 2, static_cast<uint16_t>(20 + udpLength));
+    put16(at + 4, 0);      // identification
+    put16(at + 6, 0x4000); // don't fragment
+    b[at + 8] = m_ttl;
+    b[at + 9] = 17;    // UDP
+    put16(at + 10, 0); // header checksum left 0, as ns-3's Ipv4Header by default
+    put32(at + 12, m_ipv4.Get());
+    put32(at + 16, dst.Get());
+    at += 20;
+    put16(at, SourcePortOfQp(qp->GetQpn()));
+    put16(at + 2, ROCEV2_PORT);
+    put16(at + 4, static_cast<uint16_t>(udpLength));
+    put16(at + 6, 0); // checksum 0: RoCEv2 senders leave it unset (Annex A17.4.2.1)
+    p->AddHeader(RawHeader(b, at + 8));
 }
 
 void
@@ -270,20 +281,14 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
 {
     if (m_engine && IsRoceV2(frame))
     {
-        EthernetHeader eth(false);
-        Ipv4Header ip;
-        UdpHeader udp;
-        frame->RemoveHeader(eth);
-        if (eth.GetLengthType() == VlanTag::TPID)
-        {
-            VlanTag tag;
-            frame->RemoveHeader(tag);
-        }
-        frame->RemoveHeader(ip);
-        frame->RemoveHeader(udp);
+        // Read the bytes and drop Ethernet, the optional tag, IPv4 and UDP at once.
+        uint8_t b[18 + 60];
+        frame->CopyData(b, sizeof(b));
+        const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
+        frame->RemoveAtStart(l3 + (b[l3] & 0x0F) * 4u + 8);
         ++m_roceRx;
-        const bool ce = ip.GetEcn() == Ipv4Header::ECN_CE;
-        const bool withInt = (static_cast<uint8_t>(ip.GetDscp()) & GetIntDscpMask()) != 0;
+        const bool ce = (b[l3 + 1] & 0x03) == Ipv4Header::ECN_CE;
+        const bool withInt = ((b[l3 + 1] >> 2) & GetIntDscpMask()) != 0;
         if (m_rxDrainRate.GetBitRate() == 0)
         {
             ToEngine(frame, ce, withInt);

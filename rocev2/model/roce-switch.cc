@@ -356,6 +356,12 @@ RoceSwitch::GetIntStamps() const
     return m_intStamps;
 }
 
+Time
+RoceSwitch::GetForwardingLatency() const
+{
+    return m_forwardingLatency;
+}
+
 uint64_t
 RoceSwitch::GetEcnMarks() const
 {

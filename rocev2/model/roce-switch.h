@@ -156,6 +156,8 @@ class RoceSwitch : public Object
     uint64_t GetPfcFramesSent() const;
     /// Packets marked CE by this switch.
     uint64_t GetEcnMarks() const;
+    /// The ForwardingLatency attribute (a getter: path latencies ask for it per switch).
+    Time GetForwardingLatency() const;
     /// RED marking probability of a queue of this many bytes on a port of this rate.
     double MarkingProbability(uint64_t queueBytes, DataRate portRate) const;
     /// Use this stream for ECN marking decisions; returns streams used (1).

@@ -6,7 +6,9 @@
 
 #include "input-error.h"
 
+#include "ns3/global-value.h"
 #include "ns3/log.h"
+#include "ns3/type-id.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -102,9 +104,12 @@ RunOutput::OpenCsv(const std::string& name, const std::vector<std::string>& colu
 void
 RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, double wallSeconds)
 {
+    TypeIdValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
     m_json["simulator"] = {{"events", events},
                            {"packet_hops", packetHops},
-                           {"sim_time_us", simTime.ToDouble(Time::US)}};
+                           {"sim_time_us", simTime.ToDouble(Time::US)},
+                           {"scheduler", scheduler.Get().GetName()}};
     const double w = wallSeconds > 0 ? wallSeconds : 0;
     m_json["wall"] = {{"seconds", w},
                       {"events_per_s", w > 0 ? events / w : 0.0},

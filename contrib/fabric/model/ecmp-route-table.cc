@@ -45,12 +45,35 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
                                         "\" has more than 65536 ports");
         }
     }
-    auto isUp = [&linkUp](uint32_t link) { return linkUp.empty() || linkUp[link]; };
+    // Flat adjacency: the BFS below visits every port once per destination, so the
+    // topology's checked accessors would dominate on large fabrics.
+    std::vector<uint32_t> first(nNodes + 1, 0);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        first[n + 1] = first[n] + topology.GetPorts(n).size();
+    }
+    std::vector<uint32_t> peerOf(first[nNodes]);
+    std::vector<uint8_t> up(first[nNodes]);
+    std::vector<uint32_t> tier(nNodes);
+    std::vector<uint8_t> isSwitch(nNodes);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        const auto& ports = topology.GetPorts(n);
+        for (uint32_t p = 0; p < ports.size(); ++p)
+        {
+            peerOf[first[n] + p] = topology.GetPeer(n, p).first;
+            up[first[n] + p] = linkUp.empty() || linkUp[ports[p]];
+        }
+        tier[n] = topology.GetNode(n).tier;
+        isSwitch[n] = topology.GetNode(n).kind == FabricTopology::SWITCH;
+    }
 
     m_nHosts = nHosts;
     m_nodes.assign(nNodes, NodeRoutes{});
-    // Per node, group -> id while building; dropped afterwards.
+    // Per node, group -> id while building, and the last group found: consecutive hosts (a
+    // pod's, a leaf's) mostly share one, which spares the map lookup.
     std::vector<std::map<std::pair<uint32_t, std::vector<uint16_t>>, uint32_t>> index(nNodes);
+    std::vector<uint32_t> last(nNodes, 0);
     for (uint32_t n = 0; n < nNodes; ++n)
     {
         m_nodes[n].groupIdByHost.assign(nHosts, 0);
@@ -70,17 +93,14 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
     {
         byTier[n] = n;
     }
-    std::stable_sort(byTier.begin(), byTier.end(), [&topology](uint32_t a, uint32_t b) {
-        return topology.GetNode(a).tier > topology.GetNode(b).tier;
+    std::stable_sort(byTier.begin(), byTier.end(), [&tier](uint32_t a, uint32_t b) {
+        return tier[a] > tier[b];
     });
-    auto tier = [&topology](uint32_t n) { return topology.GetNode(n).tier; };
     for (uint32_t h = 0; h < nHosts; ++h)
     {
         const uint32_t dst = topology.GetHosts()[h];
-        auto forwards = [&topology, dst](uint32_t peer) {
-            // A path may end at a host, never pass through one.
-            return peer == dst || topology.GetNode(peer).kind == FabricTopology::SWITCH;
-        };
+        // A path may end at a host, never pass through one.
+        auto forwards = [&isSwitch, dst](uint32_t peer) { return peer == dst || isSwitch[peer]; };
         // Links are full-duplex, so a BFS from the destination gives every node's distance to
         // it. For up*/down*, the BFS only climbs tiers: down[n] is the shortest path from n that
         // only goes down.
@@ -96,15 +116,10 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
             {
                 continue;
             }
-            const auto& uPorts = topology.GetPorts(u);
-            for (uint32_t p = 0; p < uPorts.size(); ++p)
+            for (uint32_t i = first[u]; i < first[u + 1]; ++i)
             {
-                if (!isUp(uPorts[p]))
-                {
-                    continue;
-                }
-                const uint32_t v = topology.GetPeer(u, p).first;
-                if (bfs[v] == UNREACHABLE && (!upDown || tier(v) > tier(u)))
+                const uint32_t v = peerOf[i];
+                if (up[i] && bfs[v] == UNREACHABLE && (!upDown || tier[v] > tier[u]))
                 {
                     bfs[v] = bfs[u] + 1;
                     queue.push_back(v);
@@ -119,11 +134,10 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
             for (uint32_t n : byTier)
             {
                 dist[n] = down[n];
-                const auto& nPorts = topology.GetPorts(n);
-                for (uint32_t p = 0; down[n] == UNREACHABLE && p < nPorts.size(); ++p)
+                for (uint32_t i = first[n]; down[n] == UNREACHABLE && i < first[n + 1]; ++i)
                 {
-                    const uint32_t peer = topology.GetPeer(n, p).first;
-                    if (isUp(nPorts[p]) && tier(peer) > tier(n) && forwards(peer) &&
+                    const uint32_t peer = peerOf[i];
+                    if (up[i] && tier[peer] > tier[n] && forwards(peer) &&
                         dist[peer] != UNREACHABLE)
                     {
                         dist[n] = std::min(dist[n], dist[peer] + 1);
@@ -139,36 +153,40 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
                 continue; // group 0 already
             }
             ports.clear();
-            const auto& nPorts = topology.GetPorts(n);
-            for (uint32_t p = 0; n != dst && p < nPorts.size(); ++p)
+            for (uint32_t i = first[n]; n != dst && i < first[n + 1]; ++i)
             {
-                if (!isUp(nPorts[p]))
+                if (!up[i])
                 {
                     continue;
                 }
-                const uint32_t peer = topology.GetPeer(n, p).first;
+                const uint32_t peer = peerOf[i];
                 // The peer must be closer and able to carry the packet on; under up*/down*,
                 // down if a down path exists, else up.
                 bool next = forwards(peer) && dist[peer] + 1 == dist[n];
                 if (upDown)
                 {
                     next = next && (down[n] != UNREACHABLE
-                                        ? tier(peer) < tier(n) && down[peer] + 1 == down[n]
-                                        : tier(peer) > tier(n));
+                                        ? tier[peer] < tier[n] && down[peer] + 1 == down[n]
+                                        : tier[peer] > tier[n]);
                 }
                 if (next)
                 {
-                    ports.push_back(static_cast<uint16_t>(p));
+                    ports.push_back(static_cast<uint16_t>(i - first[n]));
                 }
             }
-            auto key = std::make_pair(dist[n], ports);
-            auto [it, inserted] =
-                index[n].emplace(std::move(key), static_cast<uint32_t>(m_nodes[n].groups.size()));
-            if (inserted)
+            std::vector<Group>& groups = m_nodes[n].groups;
+            const Group& recent = groups[last[n]];
+            if (recent.hops != dist[n] || recent.ports != ports)
             {
-                m_nodes[n].groups.push_back(Group{dist[n], ports});
+                auto [it, inserted] = index[n].emplace(std::make_pair(dist[n], ports),
+                                                       static_cast<uint32_t>(groups.size()));
+                if (inserted)
+                {
+                    groups.push_back(Group{dist[n], ports});
+                }
+                last[n] = it->second;
             }
-            m_nodes[n].groupIdByHost[h] = it->second;
+            m_nodes[n].groupIdByHost[h] = last[n];
         }
     }
 }
