@@ -32,67 +32,97 @@ QuadHeapScheduler::GetTypeId()
 
 QuadHeapScheduler::QuadHeapScheduler()
 {
-    m_heap.reserve(1024);
+    m_keys.reserve(1024);
+    m_events.reserve(1024);
 }
 
 QuadHeapScheduler::~QuadHeapScheduler() = default;
 
-QuadHeapScheduler::Entry
-QuadHeapScheduler::ToEntry(const Event& ev)
+QuadHeapScheduler::Key
+QuadHeapScheduler::KeyOf(const Event& ev)
 {
-    return {(static_cast<unsigned __int128>(ev.key.m_ts) << 32) | ev.key.m_uid,
-            ev.impl,
-            ev.key.m_context};
-}
-
-Scheduler::Event
-QuadHeapScheduler::ToEvent(const Entry& e)
-{
-    Event ev;
-    ev.impl = e.impl;
-    ev.key.m_ts = static_cast<uint64_t>(e.order >> 32);
-    ev.key.m_uid = static_cast<uint32_t>(e.order);
-    ev.key.m_context = e.context;
-    return ev;
+    return (static_cast<Key>(ev.key.m_ts) << 32) | ev.key.m_uid;
 }
 
 void
 QuadHeapScheduler::Insert(const Event& ev)
 {
-    m_heap.push_back(ToEntry(ev));
-    SiftUp(m_heap.size() - 1);
+    m_keys.push_back(KeyOf(ev));
+    m_events.push_back(ev);
+    SiftUp(m_keys.size() - 1);
 }
 
 bool
 QuadHeapScheduler::IsEmpty() const
 {
-    return m_heap.empty();
+    return m_keys.empty();
 }
 
 Scheduler::Event
 QuadHeapScheduler::PeekNext() const
 {
-    NS_ASSERT(!m_heap.empty());
-    return ToEvent(m_heap.front());
+    NS_ASSERT(!m_keys.empty());
+    return m_events.front();
 }
 
 Scheduler::Event
 QuadHeapScheduler::RemoveNext()
 {
-    NS_ASSERT(!m_heap.empty());
-    const Event next = ToEvent(m_heap.front());
-    RemoveAt(0);
+    NS_ASSERT(!m_keys.empty());
+    const Event next = m_events.front();
+    // Bottom-up (Wegener): walk the hole at the root down along the smallest children to a
+    // leaf, then let the last event, usually one of the latest, climb back from there. It
+    // mostly stays low, so this compares far less than sifting it down from the root.
+    const size_t last = m_keys.size() - 1;
+    size_t hole = 0;
+    while (true)
+    {
+        const size_t first = hole * ARITY + 1;
+        if (first >= last)
+        {
+            break;
+        }
+        const size_t end = std::min(first + ARITY, last);
+        size_t best = first;
+        for (size_t c = first + 1; c < end; ++c)
+        {
+            best = m_keys[c] < m_keys[best] ? c : best;
+        }
+        m_keys[hole] = m_keys[best];
+        m_events[hole] = m_events[best];
+        hole = best;
+    }
+    m_keys[hole] = m_keys[last];
+    m_events[hole] = m_events[last];
+    m_keys.pop_back();
+    m_events.pop_back();
+    if (hole < m_keys.size())
+    {
+        SiftUp(hole);
+    }
     return next;
 }
 
 void
 QuadHeapScheduler::Remove(const Event& ev)
 {
-    for (size_t i = 0; i < m_heap.size(); ++i)
+    const Key key = KeyOf(ev);
+    for (size_t i = 0; i < m_keys.size(); ++i)
     {
-        if (m_heap[i].impl == ev.impl && static_cast<uint32_t>(m_heap[i].order) == ev.key.m_uid)
+        if (m_keys[i] == key)
         {
-            RemoveAt(i);
+            NS_ASSERT(m_events[i].impl == ev.impl);
+            const size_t last = m_keys.size() - 1;
+            m_keys[i] = m_keys[last];
+            m_events[i] = m_events[last];
+            m_keys.pop_back();
+            m_events.pop_back();
+            if (i < m_keys.size())
+            {
+                // The moved event may belong above or below its new place.
+                SiftUp(i);
+                SiftDown(i);
+            }
             return;
         }
     }
@@ -100,51 +130,31 @@ QuadHeapScheduler::Remove(const Event& ev)
 }
 
 void
-QuadHeapScheduler::RemoveAt(size_t i)
-{
-    const size_t last = m_heap.size() - 1;
-    if (i != last)
-    {
-        m_heap[i] = m_heap[last];
-        m_heap.pop_back();
-        // The moved event may belong above or below its new place.
-        if (i > 0 && m_heap[i].order < m_heap[(i - 1) / ARITY].order)
-        {
-            SiftUp(i);
-        }
-        else
-        {
-            SiftDown(i);
-        }
-    }
-    else
-    {
-        m_heap.pop_back();
-    }
-}
-
-void
 QuadHeapScheduler::SiftUp(size_t i)
 {
-    const Entry moving = m_heap[i];
+    const Key key = m_keys[i];
+    const Event ev = m_events[i];
     while (i > 0)
     {
         const size_t parent = (i - 1) / ARITY;
-        if (!(moving.order < m_heap[parent].order))
+        if (!(key < m_keys[parent]))
         {
             break;
         }
-        m_heap[i] = m_heap[parent];
+        m_keys[i] = m_keys[parent];
+        m_events[i] = m_events[parent];
         i = parent;
     }
-    m_heap[i] = moving;
+    m_keys[i] = key;
+    m_events[i] = ev;
 }
 
 void
 QuadHeapScheduler::SiftDown(size_t i)
 {
-    const size_t n = m_heap.size();
-    const Entry moving = m_heap[i];
+    const size_t n = m_keys.size();
+    const Key key = m_keys[i];
+    const Event ev = m_events[i];
     while (true)
     {
         const size_t first = i * ARITY + 1;
@@ -152,23 +162,22 @@ QuadHeapScheduler::SiftDown(size_t i)
         {
             break;
         }
-        size_t best = first;
         const size_t end = std::min(first + ARITY, n);
+        size_t best = first;
         for (size_t c = first + 1; c < end; ++c)
         {
-            if (m_heap[c].order < m_heap[best].order)
-            {
-                best = c;
-            }
+            best = m_keys[c] < m_keys[best] ? c : best;
         }
-        if (!(m_heap[best].order < moving.order))
+        if (!(m_keys[best] < key))
         {
             break;
         }
-        m_heap[i] = m_heap[best];
+        m_keys[i] = m_keys[best];
+        m_events[i] = m_events[best];
         i = best;
     }
-    m_heap[i] = moving;
+    m_keys[i] = key;
+    m_events[i] = ev;
 }
 
 } // namespace ns3

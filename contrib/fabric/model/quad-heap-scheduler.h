@@ -22,8 +22,8 @@ namespace ns3
  * per event and chases pointers; ns-3's CalendarScheduler is faster on spread-out times but
  * degrades to a linear walk when many events share a time (every host starting at t=0: 35 s
  * to start a k=32 fat-tree's collective). A 4-ary heap halves the depth of a binary one and
- * keeps a node's children in one cache line. Remove() (Simulator::Remove, rare: cancelled
- * events are normally skipped lazily) is a linear search.
+ * keeps a node's children's keys in one cache line; the root leaves bottom-up. Remove()
+ * (Simulator::Remove, rare: cancelled events are normally skipped lazily) is a linear search.
  */
 class QuadHeapScheduler : public Scheduler
 {
@@ -40,21 +40,16 @@ class QuadHeapScheduler : public Scheduler
     void Remove(const Event& ev) override;
 
   private:
-    /// An event with its (time, uid) order as one 128-bit number: one compare per step.
-    struct Entry
-    {
-        unsigned __int128 order;
-        EventImpl* impl;
-        uint32_t context;
-    };
+    /// (time, uid) as one number: one compare per step. Keys apart from the events, so that
+    /// a node's four children's keys share a cache line.
+    typedef unsigned __int128 Key;
 
-    static Entry ToEntry(const Event& ev);
-    static Event ToEvent(const Entry& e);
+    static Key KeyOf(const Event& ev);
     void SiftUp(size_t i);
     void SiftDown(size_t i);
-    void RemoveAt(size_t i);
 
-    std::vector<Entry> m_heap;
+    std::vector<Key> m_keys;
+    std::vector<Event> m_events; //!< at the same index as their keys
 };
 
 } // namespace ns3
