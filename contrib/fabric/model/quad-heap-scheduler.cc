@@ -82,12 +82,7 @@ QuadHeapScheduler::RemoveNext()
         {
             break;
         }
-        const size_t end = std::min(first + ARITY, last);
-        size_t best = first;
-        for (size_t c = first + 1; c < end; ++c)
-        {
-            best = m_keys[c] < m_keys[best] ? c : best;
-        }
+        const size_t best = SmallestChild(first, std::min(first + ARITY, last));
         m_keys[hole] = m_keys[best];
         m_events[hole] = m_events[best];
         hole = best;
@@ -129,6 +124,17 @@ QuadHeapScheduler::Remove(const Event& ev)
     NS_ASSERT_MSG(false, "event " << ev.key.m_uid << " is not scheduled");
 }
 
+size_t
+QuadHeapScheduler::SmallestChild(size_t first, size_t end) const
+{
+    size_t best = first;
+    for (size_t c = first + 1; c < end; ++c)
+    {
+        best = m_keys[c] < m_keys[best] ? c : best;
+    }
+    return best;
+}
+
 void
 QuadHeapScheduler::SiftUp(size_t i)
 {
@@ -162,12 +168,7 @@ QuadHeapScheduler::SiftDown(size_t i)
         {
             break;
         }
-        const size_t end = std::min(first + ARITY, n);
-        size_t best = first;
-        for (size_t c = first + 1; c < end; ++c)
-        {
-            best = m_keys[c] < m_keys[best] ? c : best;
-        }
+        const size_t best = SmallestChild(first, std::min(first + ARITY, n));
         if (!(m_keys[best] < key))
         {
             break;
