@@ -107,6 +107,7 @@ void
 ProgressReporter::Tick()
 {
     ++m_ticks;
+    ++s_allTicks;
     const double now = m_wall.GetSeconds();
     const double sinceTick = now - m_lastTickWall;
     m_lastTickWall = now;
@@ -177,6 +178,14 @@ ProgressReporter::Line() const
     n = std::snprintf(buf, sizeof(buf), " | %.3g M events/s", wall > 0 ? events / wall / 1e6 : 0.0);
     s.append(buf, n);
     return s;
+}
+
+uint64_t ProgressReporter::s_allTicks = 0;
+
+uint64_t
+ProgressReporter::GetAllTicks()
+{
+    return s_allTicks;
 }
 
 uint64_t

@@ -76,12 +76,19 @@ class ProgressReporter
 
     /** \return ticks so far */
     uint64_t GetTicks() const;
+    /**
+     * \return the ticks of every reporter of this process so far: events paced by wall
+     * time, which RunOutput leaves out of a run's event count so that the count is the same
+     * on every run of the same input.
+     */
+    static uint64_t GetAllTicks();
     /** \return lines printed so far */
     uint64_t GetLines() const;
     /** \return the current simulated tick interval */
     Time GetInterval() const;
 
   private:
+    static uint64_t s_allTicks; //!< GetAllTicks()
     /** The periodic event. */
     void Tick();
     /** \return the progress text for now */

@@ -64,7 +64,8 @@ class RunOutput
 
     /**
      * \brief Fill "simulator" and "wall" with the run's figures.
-     * \param events simulator events executed (Simulator::GetEventCount())
+     * \param events simulator events executed (Simulator::GetEventCount()); the progress
+     * line's ticks are taken out
      * \param packetHops packets forwarded over a link, counted by the caller
      * \param simTime simulated time reached
      * \param wallSeconds wall time of the run
