@@ -625,8 +625,10 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
     }
     m_macRxTrace(frame);
     m_snifferTrace(frame);
+    // MAC Control frames are minimum-size (802.3 clause 31): larger frames need no look.
     uint8_t type[14];
-    if (frame->CopyData(type, 14) == 14 && type[12] == 0x88 && type[13] == 0x08)
+    if (frame->GetSize() <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 &&
+        type[12] == 0x88 && type[13] == 0x08)
     {
         ReceivePfc(frame); // MAC Control ends at the MAC, whatever the port belongs to
         return;

@@ -279,13 +279,13 @@ RoceNicDevice::MayHaveMore() const
 void
 RoceNicDevice::Deliver(Ptr<Packet> frame)
 {
-    if (m_engine && IsRoceV2(frame))
+    // Read the head once; drop Ethernet, the optional tag, IPv4 and UDP at once.
+    uint8_t b[HEAD_BYTES];
+    const uint32_t head = m_engine ? RoceV2HeadSize(b, frame->CopyData(b, sizeof(b))) : 0;
+    if (head > 0)
     {
-        // Read the bytes and drop Ethernet, the optional tag, IPv4 and UDP at once.
-        uint8_t b[18 + 60];
-        frame->CopyData(b, sizeof(b));
         const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
-        frame->RemoveAtStart(l3 + (b[l3] & 0x0F) * 4u + 8);
+        frame->RemoveAtStart(head);
         ++m_roceRx;
         const bool ce = (b[l3 + 1] & 0x03) == Ipv4Header::ECN_CE;
         const bool withInt = ((b[l3 + 1] >> 2) & GetIntDscpMask()) != 0;
@@ -462,24 +462,30 @@ RoceNicDevice::GetRxBufferDrops() const
 bool
 RoceNicDevice::IsRoceV2(Ptr<const Packet> frame)
 {
+    uint8_t b[HEAD_BYTES];
+    return RoceV2HeadSize(b, frame->CopyData(b, sizeof(b))) > 0;
+}
+
+uint32_t
+RoceNicDevice::RoceV2HeadSize(const uint8_t* b, uint32_t got)
+{
     // Read the few bytes that decide the path rather than parsing header objects:
     // EtherType IPv4 (after an optional 802.1Q tag), protocol UDP, destination port 4791.
-    uint8_t b[18 + 60 + 4];
-    if (frame->CopyData(b, 18 + 20) < 14 + 20)
+    if (got < 14 + 20)
     {
-        return false;
+        return 0;
     }
     const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
-    if (b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00 || b[l3 + 9] != 17)
+    if (got < l3 + 20 || b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00 || b[l3 + 9] != 17)
     {
-        return false;
+        return 0;
     }
     const uint32_t udpAt = l3 + (b[l3] & 0x0F) * 4u;
-    if (frame->CopyData(b, udpAt + 4) < udpAt + 4)
+    if (got < udpAt + 8 || ((b[udpAt + 2] << 8) | b[udpAt + 3]) != ROCEV2_PORT)
     {
-        return false;
+        return 0;
     }
-    return ((b[udpAt + 2] << 8) | b[udpAt + 3]) == ROCEV2_PORT;
+    return udpAt + 8;
 }
 
 bool
