@@ -127,10 +127,18 @@ QuadHeapScheduler::Remove(const Event& ev)
 size_t
 QuadHeapScheduler::SmallestChild(size_t first, size_t end) const
 {
+    const Key* k = m_keys.data();
+    if (end - first == ARITY)
+    {
+        // Four children, the usual case: two pairs, then their winners, without a loop.
+        const size_t a = k[first + 1] < k[first] ? first + 1 : first;
+        const size_t b = k[first + 3] < k[first + 2] ? first + 3 : first + 2;
+        return k[b] < k[a] ? b : a;
+    }
     size_t best = first;
     for (size_t c = first + 1; c < end; ++c)
     {
-        best = m_keys[c] < m_keys[best] ? c : best;
+        best = k[c] < k[best] ? c : best;
     }
     return best;
 }

@@ -46,7 +46,7 @@ class QuadHeapScheduler : public Scheduler
 
     static Key KeyOf(const Event& ev);
     /// The index of the smallest key among the children in [first, end).
-    size_t SmallestChild(size_t first, size_t end) const;
+    inline size_t SmallestChild(size_t first, size_t end) const;
     void SiftUp(size_t i);
     void SiftDown(size_t i);
 
