@@ -164,18 +164,28 @@ RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& ro
         if (!sw->InitBuffer())
         {
             Ptr<SwitchMmu> mmu = sw->GetMmu();
+            // What Init committed before any shared pool: headroom for each lossless priority
+            // of every port (none without PFC) and every queue's reserved minimum.
+            uint32_t lossless = 0;
+            for (uint8_t prio = 0; prio < 8; ++prio)
+            {
+                lossless += mmu->IsLossless(prio) ? 1 : 0;
+            }
             uint64_t headroom = 0;
             for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
             {
-                headroom += mmu->GetHeadroomSize(p);
+                headroom += mmu->GetHeadroomSize(p) * lossless;
             }
+            const uint64_t reserved =
+                static_cast<uint64_t>(sw->GetNPorts()) * 8 * mmu->GetReservedPerQueue();
             throw InputError("switch " + topology.GetNode(n).name + ": a buffer of " +
-                                 std::to_string(mmu->GetBufferSize()) +
-                                 " bytes cannot hold its PFC headroom (" +
-                                 std::to_string(headroom) + " bytes over its " +
-                                 std::to_string(sw->GetNPorts()) +
-                                 " ports for each lossless priority) and " + "reserved minimums",
-                             "ns3::SwitchMmu::BufferSize larger than the headroom it must hold");
+                                 std::to_string(mmu->GetBufferSize()) + " bytes cannot hold " +
+                                 std::to_string(headroom) + " bytes of PFC headroom (" +
+                                 std::to_string(lossless) + " lossless priorities on " +
+                                 std::to_string(sw->GetNPorts()) + " ports) and " +
+                                 std::to_string(reserved) +
+                                 " bytes of reserved minimums (8 queues per port)",
+                             "ns3::SwitchMmu::BufferSize larger than what it must hold");
         }
     }
     // Watchdogs only where they will run: a disabled one would cost set-up time for nothing.
