@@ -281,10 +281,10 @@ RoceNicDevice::Deliver(Ptr<Packet> frame)
 {
     // Read the head once; drop Ethernet, the optional tag, IPv4 and UDP at once.
     uint8_t b[HEAD_BYTES];
-    const uint32_t head = m_engine ? RoceV2HeadSize(b, frame->CopyData(b, sizeof(b))) : 0;
+    uint32_t l3 = 0;
+    const uint32_t head = m_engine ? RoceV2HeadSize(b, frame->CopyData(b, sizeof(b)), &l3) : 0;
     if (head > 0)
     {
-        const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
         frame->RemoveAtStart(head);
         ++m_roceRx;
         const bool ce = (b[l3 + 1] & 0x03) == Ipv4Header::ECN_CE;
@@ -467,7 +467,7 @@ RoceNicDevice::IsRoceV2(Ptr<const Packet> frame)
 }
 
 uint32_t
-RoceNicDevice::RoceV2HeadSize(const uint8_t* b, uint32_t got)
+RoceNicDevice::RoceV2HeadSize(const uint8_t* b, uint32_t got, uint32_t* l3Out)
 {
     // Read the few bytes that decide the path rather than parsing header objects:
     // EtherType IPv4 (after an optional 802.1Q tag), protocol UDP, destination port 4791.
@@ -484,6 +484,10 @@ RoceNicDevice::RoceV2HeadSize(const uint8_t* b, uint32_t got)
     if (got < udpAt + 8 || ((b[udpAt + 2] << 8) | b[udpAt + 3]) != ROCEV2_PORT)
     {
         return 0;
+    }
+    if (l3Out)
+    {
+        *l3Out = l3;
     }
     return udpAt + 8;
 }

@@ -61,8 +61,9 @@ class RoceNicDevice : public RoceNetDevice
     /// Whether a frame is RoCEv2 (IPv4, UDP, destination port 4791).
     static bool IsRoceV2(Ptr<const Packet> frame);
     /// The bytes of Ethernet, an optional 802.1Q tag, IPv4 and UDP if `b` (the first `got`
-    /// bytes of a frame) starts a RoCEv2 frame (UDP port 4791), else 0.
-    static uint32_t RoceV2HeadSize(const uint8_t* b, uint32_t got);
+    /// bytes of a frame) starts a RoCEv2 frame (UDP port 4791), else 0; where IPv4 starts in
+    /// `*l3` when given.
+    static uint32_t RoceV2HeadSize(const uint8_t* b, uint32_t got, uint32_t* l3 = nullptr);
     /// Enough head bytes for RoceV2HeadSize: Ethernet, a tag, IPv4 with options, UDP.
     static constexpr uint32_t HEAD_BYTES = 18 + 60 + 8;
     bool SendFrom(Ptr<Packet> packet,
