@@ -113,7 +113,11 @@ RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime, Time p
     }
     const uint32_t to = (src == m_dev[0]) ? 1 : 0;
     ++m_sent[to];
-    Simulator::ScheduleWithContext(m_dev[to]->GetNode()->GetId(),
+    if (m_context[to] == NO_CONTEXT)
+    {
+        m_context[to] = m_dev[to]->GetNode()->GetId(); // a device's node does not change
+    }
+    Simulator::ScheduleWithContext(m_context[to],
                                    txTime + m_delay + pipeline,
                                    new FrameArrival(m_dev[to], p));
 }

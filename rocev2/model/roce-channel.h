@@ -72,6 +72,8 @@ class RoceChannel : public Channel
     Time m_delay;
     Ptr<RoceNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
+    static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
+    uint32_t m_context[2]{NO_CONTEXT, NO_CONTEXT}; //!< the node ids of the two ends
     uint64_t m_sent[2]{}; //!< frames put on the cable toward device 0 and toward device 1
     bool m_up{true};
     TracedCallback<bool> m_linkStateTrace;

@@ -34,11 +34,12 @@ RoceNetDevice::GetTypeId()
             .SetParent<NetDevice>()
             .SetGroupName("Rocev2")
             .AddConstructor<RoceNetDevice>()
-            .AddAttribute("DataRate",
-                          "Line rate of the port",
-                          DataRateValue(DataRate("100Gbps")),
-                          MakeDataRateAccessor(&RoceNetDevice::m_rate),
-                          MakeDataRateChecker())
+            .AddAttribute(
+                "DataRate",
+                "Line rate of the port",
+                DataRateValue(DataRate("100Gbps")),
+                MakeDataRateAccessor(&RoceNetDevice::SetDataRate, &RoceNetDevice::GetDataRate),
+                MakeDataRateChecker())
             // 9000: the jumbo MTU of RoCE fabrics, which lets the 4096-byte IB path MTU
             // ride in one frame (NVIDIA's RoCE deployment guides set 9000 or 9216).
             .AddAttribute("Mtu",
@@ -164,6 +165,7 @@ RoceNetDevice::GetTypeId()
 }
 
 RoceNetDevice::RoceNetDevice()
+    : m_txWakeup(this)
 {
     m_queue = CreateObject<RoceEgressQueue>();
 }
@@ -173,7 +175,7 @@ RoceNetDevice::~RoceNetDevice() = default;
 void
 RoceNetDevice::DoDispose()
 {
-    m_txEvent.Cancel();
+    m_txWakeup.Cancel();
     for (auto& e : m_resumeEvent)
     {
         e.Cancel();
@@ -202,6 +204,7 @@ void
 RoceNetDevice::SetDataRate(DataRate rate)
 {
     m_rate = rate;
+    m_bps = rate.GetBitRate();
 }
 
 DataRate
@@ -294,6 +297,15 @@ RoceNetDevice::GetDscpMap() const
 }
 
 void
+RoceNetDevice::TraceEgress(uint8_t priority)
+{
+    if (!m_egressTrace.IsEmpty())
+    {
+        m_egressTrace(priority, m_queue->GetBytes(priority));
+    }
+}
+
+void
 RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 {
     if (m_dropMask & (1u << priority))
@@ -302,7 +314,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
         return;
     }
     m_queue->Enqueue(frame, priority, meta);
-    m_egressTrace(priority, m_queue->GetBytes(priority));
+    TraceEgress(priority);
     TryTransmit();
 }
 
@@ -516,13 +528,13 @@ RoceNetDevice::TryTransmit()
 {
     const Time now = Simulator::Now();
     const Time at = std::max(now, m_busyUntil);
-    if (m_txEvent.IsRunning())
+    if (m_txWakeup.IsPending())
     {
-        if (m_txEventTime <= at)
+        if (m_txWakeup.GetTime() <= at)
         {
             return; // already due no later than the port frees
         }
-        m_txEvent.Cancel(); // a pacing wake-up set for later; the port can go sooner
+        m_txWakeup.Cancel(); // a pacing wake-up set for later; the port can go sooner
     }
     if (at == now)
     {
@@ -530,21 +542,15 @@ RoceNetDevice::TryTransmit()
     }
     else
     {
-        ScheduleTransmit(at);
+        m_txWakeup.ScheduleAt(at);
     }
-}
-
-void
-RoceNetDevice::ScheduleTransmit(Time at)
-{
-    m_txEventTime = at;
-    m_txEvent = Simulator::Schedule(at - Simulator::Now(), &RoceNetDevice::TransmitNext, this);
 }
 
 void
 RoceNetDevice::TransmitNext()
 {
-    NS_ASSERT(Simulator::Now() >= m_busyUntil);
+    const Time now = Simulator::Now();
+    NS_ASSERT(now >= m_busyUntil);
     uint8_t priority = 0;
     uint32_t meta = 0;
     Ptr<Packet> frame;
@@ -555,7 +561,7 @@ RoceNetDevice::TransmitNext()
     }
     else if ((frame = m_queue->Dequeue(priority, meta)))
     {
-        m_egressTrace(priority, m_queue->GetBytes(priority));
+        TraceEgress(priority);
         if (!m_dequeueHandler.IsNull())
         {
             m_dequeueHandler(frame, priority, meta);
@@ -569,7 +575,7 @@ RoceNetDevice::TransmitNext()
         {
             if (wakeAt != Time::Max())
             {
-                ScheduleTransmit(wakeAt);
+                m_txWakeup.ScheduleAt(wakeAt);
             }
             return;
         }
@@ -578,20 +584,27 @@ RoceNetDevice::TransmitNext()
     // Serialisation in whole nanoseconds (ns-3's default resolution), carrying the remainder
     // to the next frame so that the port's long-run rate is exact: a 4178-byte frame is
     // 334.24 ns at 100 Gb/s, 83.56 ns at 400 Gb/s.
-    const uint64_t bps = m_rate.GetBitRate();
+    const uint64_t bps = m_bps;
     const uint64_t scaled =
         (static_cast<uint64_t>(size) + WIRE_OVERHEAD) * 8 * 1000000000ULL + m_txCarry;
     const Time txTime = NanoSeconds(static_cast<int64_t>(scaled / bps));
     m_txCarry = scaled % bps;
-    m_busyUntil = Simulator::Now() + txTime;
+    m_busyUntil = now + txTime;
     ++m_txFrames;
     m_txBytes += size;
-    m_macTxTrace(frame);
-    m_snifferTrace(frame);
+    // Traces cost a packet reference each even when nothing listens: most runs have no sink.
+    if (!m_macTxTrace.IsEmpty())
+    {
+        m_macTxTrace(frame);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(frame);
+    }
     m_channel->Transmit(frame, this, txTime, m_forwardingLatency);
     if (MayHaveMore())
     {
-        ScheduleTransmit(m_busyUntil);
+        m_txWakeup.ScheduleAt(m_busyUntil);
     }
 }
 
@@ -623,8 +636,14 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         m_phyRxDropTrace(frame);
         return;
     }
-    m_macRxTrace(frame);
-    m_snifferTrace(frame);
+    if (!m_macRxTrace.IsEmpty())
+    {
+        m_macRxTrace(frame);
+    }
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(frame);
+    }
     // MAC Control frames are minimum-size (802.3 clause 31): larger frames need no look.
     uint8_t type[14];
     if (frame->GetSize() <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 &&
@@ -685,7 +704,7 @@ RoceNetDevice::SetDropping(uint8_t priority, bool drop)
         m_queue->Flush(priority, [this, priority](Ptr<Packet> frame, uint32_t meta) {
             Discard(frame, priority, meta);
         });
-        m_egressTrace(priority, m_queue->GetBytes(priority));
+        TraceEgress(priority);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
+#include "ns3/wakeup.h"
 
 #include <array>
 #include <deque>
@@ -223,7 +224,8 @@ class RoceNetDevice : public NetDevice
 
   private:
     void TransmitNext();
-    void ScheduleTransmit(Time at);
+    /// The Egress trace, when something listens.
+    void TraceEgress(uint8_t priority);
     void ReceivePfc(Ptr<Packet> frame);
     void SetDscpMap(std::string overrides);
     std::string GetDscpMap() const;
@@ -237,13 +239,13 @@ class RoceNetDevice : public NetDevice
     Ptr<RoceChannel> m_channel;
     Ptr<RoceEgressQueue> m_queue;
     DataRate m_rate;
+    uint64_t m_bps{0}; //!< m_rate in bit/s, read for every frame
     uint16_t m_mtu;
     uint32_t m_ifIndex{0};
     uint8_t m_hostStackPriority;
     Time m_busyUntil;
     uint64_t m_txCarry{0}; //!< serialisation remainder, in units of 1e-9 / rate seconds
-    EventId m_txEvent;
-    Time m_txEventTime;
+    Wakeup<RoceNetDevice, &RoceNetDevice::TransmitNext> m_txWakeup; //!< the next transmission
     RxHandler m_rxHandler;
     DequeueHandler m_dequeueHandler;
     uint64_t m_txFrames{0};

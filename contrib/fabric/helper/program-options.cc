@@ -9,12 +9,12 @@
 #include "units.h"
 
 #include "ns3/abort.h"
+#include "ns3/bucket-scheduler.h"
 #include "ns3/callback.h"
 #include "ns3/command-line.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
-#include "ns3/quad-heap-scheduler.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/type-id.h"
 
@@ -155,12 +155,13 @@ ProgramOptions::ProgramOptions(const std::string& program, const std::string& de
     // should the resolution change; ours never changes from ns-3's default (ns). Setting it
     // once ends the record, which cost a tenth of building a k=32 fat-tree.
     //
-    // Events in a 4-ary heap (QuadHeapScheduler) rather than ns-3's default map: less wall
-    // time on the packet benchmarks (bench/README.md) and the same results, as every ns-3
-    // scheduler orders events by time and then by insertion. --SchedulerType overrides.
+    // Events in time buckets over the near future (BucketScheduler) rather than ns-3's default
+    // map: less wall time on the packet benchmarks (bench/README.md) and the same results, as
+    // every ns-3 scheduler orders events by time and then by insertion. --SchedulerType
+    // overrides.
     static const bool simulatorDefaults = [] {
         Time::SetResolution(Time::NS);
-        GlobalValue::Bind("SchedulerType", TypeIdValue(QuadHeapScheduler::GetTypeId()));
+        GlobalValue::Bind("SchedulerType", TypeIdValue(BucketScheduler::GetTypeId()));
         return true;
     }();
     (void)simulatorDefaults;

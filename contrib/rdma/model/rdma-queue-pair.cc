@@ -106,6 +106,7 @@ RdmaQueuePair::GetTypeId()
 }
 
 RdmaQueuePair::RdmaQueuePair()
+    : m_timer(this)
 {
     NS_LOG_FUNCTION(this);
 }
@@ -381,10 +382,10 @@ RdmaQueuePair::ArmTimer()
 {
     // One pending event per QP: the timer is not re-armed on every ACK; when it fires it
     // checks the time of the last progress and sleeps again if there was some.
-    if (!m_timer.IsRunning())
+    if (!m_timer.IsPending())
     {
         m_lastProgress = Simulator::Now();
-        m_timer = Simulator::Schedule(m_ackTimeout, &RdmaQueuePair::TimerExpired, this);
+        m_timer.Schedule(m_ackTimeout);
     }
 }
 
@@ -398,7 +399,7 @@ RdmaQueuePair::TimerExpired()
     Time due = m_lastProgress + m_ackTimeout;
     if (Simulator::Now() < due)
     {
-        m_timer = Simulator::Schedule(due - Simulator::Now(), &RdmaQueuePair::TimerExpired, this);
+        m_timer.ScheduleAt(due);
         return;
     }
     ++m_timeouts;
@@ -415,7 +416,7 @@ RdmaQueuePair::TimerExpired()
     m_cc->OnLoss();
     GoBackN(m_sndUna);
     m_lastProgress = Simulator::Now();
-    m_timer = Simulator::Schedule(m_ackTimeout, &RdmaQueuePair::TimerExpired, this);
+    m_timer.Schedule(m_ackTimeout);
 }
 
 void

@@ -14,6 +14,7 @@
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
+#include "ns3/wakeup.h"
 
 #include <deque>
 
@@ -226,7 +227,7 @@ class RdmaQueuePair : public Object
     Time m_ackTimeout;
     uint32_t m_retryLimit;
     uint32_t m_retries{0};
-    EventId m_timer;
+    Wakeup<RdmaQueuePair, &RdmaQueuePair::TimerExpired> m_timer; //!< the ACK timeout
     bool m_error{false};
     SendCompleteCallback m_sendComplete;
 

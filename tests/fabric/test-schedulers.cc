@@ -1,14 +1,15 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * QuadHeapScheduler: events leave in ns-3's order (time, then uid), the same sequence as
- * ns-3's MapScheduler under random inserts, removals from the middle and same-time bursts; and
- * a simulation run on it executes its events in that order.
+ * The fabric's schedulers (QuadHeapScheduler, BucketScheduler): events leave in ns-3's order
+ * (time, then uid), the same sequence as ns-3's MapScheduler under random inserts, removals
+ * from the middle and same-time bursts; and a simulation run on one executes its events in that
+ * order. BucketScheduler also with a ring so small that most events overflow it and its window
+ * wraps many times.
  */
 
 #include "ns3/core-module.h"
 #include "ns3/map-scheduler.h"
-#include "ns3/quad-heap-scheduler.h"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -38,11 +39,43 @@ MakeEv(uint64_t ts, uint32_t uid, EventImpl* impl)
     return e;
 }
 
+/// A scheduler by TypeId and attributes ("name=value;...").
+struct SchedulerCase
+{
+    std::string type;
+    std::vector<std::pair<std::string, uint32_t>> attributes;
+};
+
+ObjectFactory
+FactoryOf(const SchedulerCase& c)
+{
+    ObjectFactory f(c.type);
+    for (const auto& [name, value] : c.attributes)
+    {
+        f.Set(name, UintegerValue(value));
+    }
+    return f;
+}
+
+void
+PrintTo(const SchedulerCase& c, std::ostream* os)
+{
+    *os << c.type;
+    for (const auto& [name, value] : c.attributes)
+    {
+        *os << " " << name << "=" << value;
+    }
+}
+
+class Schedulers : public ::testing::TestWithParam<SchedulerCase>
+{
+};
+
 } // namespace
 
-TEST(QuadHeapScheduler, LeavesInTheSameOrderAsMapScheduler)
+TEST_P(Schedulers, LeaveInTheSameOrderAsMapScheduler)
 {
-    Ptr<QuadHeapScheduler> quad = CreateObject<QuadHeapScheduler>();
+    Ptr<Scheduler> quad = FactoryOf(GetParam()).Create<Scheduler>();
     Ptr<MapScheduler> map = CreateObject<MapScheduler>();
     std::vector<Ptr<NoOp>> impls;
     std::vector<Scheduler::Event> live;
@@ -56,7 +89,11 @@ TEST(QuadHeapScheduler, LeavesInTheSameOrderAsMapScheduler)
         if (r < 5 || quad->IsEmpty())
         {
             // Many at one time (a burst at t = now), or spread over the next 10 us.
-            const uint64_t ts = (rng() % 3 == 0) ? now : now + rng() % 10000;
+            // Now and then one far ahead (a timer), beyond any ring.
+            const uint32_t kind = rng() % 20;
+            const uint64_t ts = kind < 6     ? now
+                                : kind == 19 ? now + 1000000 + rng() % 10000000
+                                             : now + rng() % 10000;
             impls.push_back(Create<NoOp>());
             const auto ev = MakeEv(ts, uid++, PeekPointer(impls.back()));
             quad->Insert(ev);
@@ -101,9 +138,9 @@ TEST(QuadHeapScheduler, LeavesInTheSameOrderAsMapScheduler)
     EXPECT_TRUE(quad->IsEmpty());
 }
 
-TEST(QuadHeapScheduler, ASimulationRunsItsEventsInTimeThenScheduleOrder)
+TEST_P(Schedulers, RunASimulationsEventsInTimeThenScheduleOrder)
 {
-    Simulator::SetScheduler(ObjectFactory("ns3::QuadHeapScheduler"));
+    Simulator::SetScheduler(FactoryOf(GetParam()));
     std::vector<int> order;
     Simulator::Schedule(MicroSeconds(2), [&order] { order.push_back(3); });
     Simulator::Schedule(MicroSeconds(1), [&order] { order.push_back(1); });
@@ -118,3 +155,20 @@ TEST(QuadHeapScheduler, ASimulationRunsItsEventsInTimeThenScheduleOrder)
     EXPECT_EQ(order, (std::vector<int>{1, 2, 3, 4, 5}));
     Simulator::Destroy();
 }
+
+INSTANTIATE_TEST_SUITE_P(Fabric,
+                         Schedulers,
+                         ::testing::Values(SchedulerCase{"ns3::QuadHeapScheduler", {}},
+                                           SchedulerCase{"ns3::BucketScheduler", {}},
+                                           SchedulerCase{"ns3::BucketScheduler",
+                                                         {{"Log2Width", 0}, {"Log2Buckets", 6}}},
+                                           SchedulerCase{"ns3::BucketScheduler",
+                                                         {{"Log2Width", 8}, {"Log2Buckets", 6}}}),
+                         [](const ::testing::TestParamInfo<SchedulerCase>& info) {
+                             std::string name = info.param.type.substr(5);
+                             for (const auto& [attribute, value] : info.param.attributes)
+                             {
+                                 name += "_" + attribute + std::to_string(value);
+                             }
+                             return name;
+                         });
