@@ -103,7 +103,7 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime, Time pipeline)
+RoceChannel::Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Time pipeline)
 {
     NS_ASSERT(m_nDevices == 2);
     if (!m_up)
@@ -111,7 +111,7 @@ RoceChannel::Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime, Time p
         src->NotifyLinkLoss(p);
         return;
     }
-    const uint32_t to = (src == m_dev[0]) ? 1 : 0;
+    const uint32_t to = (src == PeekPointer(m_dev[0])) ? 1 : 0;
     ++m_sent[to];
     if (m_context[to] == NO_CONTEXT)
     {

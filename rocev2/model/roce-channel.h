@@ -53,7 +53,7 @@ class RoceChannel : public Channel
      * \param txTime serialisation time of the frame on the sender's port
      * \param pipeline time before the frame reaches the cable (a switch's forwarding latency)
      */
-    void Transmit(Ptr<Packet> p, Ptr<RoceNetDevice> src, Time txTime, Time pipeline = Time(0));
+    void Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Time pipeline = Time(0));
 
     /// Take the cable down (every frame on it or handed to it is lost) or bring it back up.
     void SetLinkUp(bool up);

@@ -538,7 +538,7 @@ RoceNetDevice::TryTransmit()
     }
     if (at == now)
     {
-        TransmitNext();
+        TransmitAt(now);
     }
     else
     {
@@ -549,7 +549,12 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::TransmitNext()
 {
-    const Time now = Simulator::Now();
+    TransmitAt(Simulator::Now());
+}
+
+void
+RoceNetDevice::TransmitAt(Time now)
+{
     NS_ASSERT(now >= m_busyUntil);
     uint8_t priority = 0;
     uint32_t meta = 0;
@@ -621,7 +626,7 @@ RoceNetDevice::MayHaveMore() const
 }
 
 void
-RoceNetDevice::Receive(Ptr<Packet> frame)
+RoceNetDevice::Receive(const Ptr<Packet>& frame)
 {
     if (++m_arrived <= m_lostUntil)
     {
@@ -768,7 +773,7 @@ RoceNetDevice::GetLinkDownDrops() const
 }
 
 void
-RoceNetDevice::Deliver(Ptr<Packet> frame)
+RoceNetDevice::Deliver(const Ptr<Packet>& frame)
 {
     if (!m_rxHandler.IsNull())
     {

@@ -144,7 +144,7 @@ class RoceNetDevice : public NetDevice
     typedef void (*DiscardTracedCallback)(Ptr<const Packet> frame, uint8_t priority);
     /// Called by the channel when a frame has fully arrived (or would have, had the link not
     /// gone down while it was on it: then it is lost and counted by its sender).
-    void Receive(Ptr<Packet> frame);
+    void Receive(const Ptr<Packet>& frame);
 
     /// Serialisation time of a frame of this many bytes (header to payload end).
     Time TxTime(uint32_t frameBytes) const;
@@ -213,7 +213,7 @@ class RoceNetDevice : public NetDevice
     /// Whether more frames may follow (so the transmitter should wake when the port frees).
     virtual bool MayHaveMore() const;
     /// What to do with a frame that arrived intact (switch handler, or the node's stack).
-    virtual void Deliver(Ptr<Packet> frame);
+    virtual void Deliver(const Ptr<Packet>& frame);
     /// Hand a non-RoCE frame to the node's protocol stack.
     void ForwardUp(Ptr<Packet> frame);
 
@@ -224,6 +224,8 @@ class RoceNetDevice : public NetDevice
 
   private:
     void TransmitNext();
+    /// TransmitNext with the current time known.
+    void TransmitAt(Time now);
     /// The Egress trace, when something listens.
     void TraceEgress(uint8_t priority);
     void ReceivePfc(Ptr<Packet> frame);

@@ -277,7 +277,7 @@ RoceNicDevice::MayHaveMore() const
 }
 
 void
-RoceNicDevice::Deliver(Ptr<Packet> frame)
+RoceNicDevice::Deliver(const Ptr<Packet>& frame)
 {
     // Read the head once; drop Ethernet, the optional tag, IPv4 and UDP at once.
     uint8_t b[HEAD_BYTES];

@@ -88,7 +88,7 @@ class RoceNicDevice : public RoceNetDevice
 
   protected:
     void DoDispose() override;
-    void Deliver(Ptr<Packet> frame) override;
+    void Deliver(const Ptr<Packet>& frame) override;
     Ptr<Packet> PullFrame(uint8_t& priority, Time& wakeAt) override;
     bool MayHaveMore() const override;
 

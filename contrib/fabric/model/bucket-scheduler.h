@@ -25,10 +25,13 @@ class QuadHeapScheduler;
  * arrival one cable delay ahead, a port's next transmission one frame ahead), and the heap's
  * sifting through log4(pending) levels of unpredictable comparisons was the largest single
  * entry of bench/README.md's profile. Here an event due within the window (Buckets x Width
- * time steps after the current bucket) goes into the bucket of its time, kept sorted by
- * (time, uid); those arrive mostly in order, so an insertion is usually an append. The next
- * event is the front of the first non-empty bucket, found with a bitmap, unless the overflow
- * heap (timers, far-away arrivals) holds an earlier one.
+ * time steps after the current bucket) goes into the bucket of its time, a list kept sorted
+ * by (time, uid). With buckets one time step wide (the default) all events of a bucket share
+ * their time, and a later insertion has a larger uid: every insertion appends. The next event
+ * is the first of the first non-empty bucket, found with a bitmap, unless the overflow heap
+ * (timers, far-away arrivals) holds an earlier one. The lists' nodes live in one pool and the
+ * buckets are two indices each (32 KiB for the default ring): a heap-allocated vector per
+ * bucket missed the cache on most insertions.
  *
  * Unlike ns-3's CalendarScheduler it does not degrade when many events share one time (every
  * host starting at t = 0): those append to one bucket and leave from its front.
@@ -48,11 +51,20 @@ class BucketScheduler : public Scheduler
     void Remove(const Event& ev) override;
 
   private:
-    /// Events of one bucket, sorted; the ones before m_head have left.
+    static constexpr uint32_t NIL = 0xFFFFFFFF;
+
+    /// One pending event, linked to the next of its bucket (a pool index).
+    struct Node
+    {
+        Event ev;
+        uint32_t next;
+    };
+
+    /// A bucket: a list of nodes sorted by (time, uid), from first to last.
     struct Bucket
     {
-        std::vector<Event> events;
-        uint32_t head{0};
+        uint32_t first{NIL};
+        uint32_t last{NIL};
     };
 
     static bool Less(const Event& a, const Event& b)
@@ -67,18 +79,23 @@ class BucketScheduler : public Scheduler
     /// The ring's size or width changed: only allowed while the list is empty.
     void Resize();
 
+    uint32_t NewNode(const Event& ev);
+    void FreeNode(uint32_t n);
     /// The index of the first non-empty bucket from the current one, in time order; -1: none.
     int64_t FirstBucket() const;
     /// Whether the next event is in a bucket (else in the overflow heap); b is FirstBucket().
     bool NextIsInBucket(int64_t b) const;
-    void TakeFront(uint64_t index);
+    /// Unlink node n (after node prev, or the first when prev is NIL) from bucket index.
+    void Unlink(uint64_t index, uint32_t prev, uint32_t n);
     void UpdateOverflowMin();
 
-    uint32_t m_log2Width{4};
+    uint32_t m_log2Width{0};
     uint32_t m_log2Buckets{12};
     uint64_t m_mask{0};
     std::vector<Bucket> m_buckets;
     std::vector<uint64_t> m_nonEmpty; //!< one bit per bucket
+    std::vector<Node> m_nodes;        //!< every node, in use or free
+    uint32_t m_free{NIL};             //!< the free nodes, linked
     uint64_t m_current{0};            //!< absolute bucket number of the last event out
     uint64_t m_inBuckets{0};
     Ptr<QuadHeapScheduler> m_overflow;
