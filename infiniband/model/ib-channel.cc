@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/pooled-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -16,6 +17,37 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("IbChannel");
 NS_OBJECT_ENSURE_REGISTERED(IbChannel);
+
+namespace
+{
+
+/// A packet's arrival at the far end of a cable (its head for data, cut-through; all of it
+/// for a link packet).
+class PacketArrival : public PooledEvent<PacketArrival>
+{
+  public:
+    PacketArrival(const Ptr<IbNetDevice>& to, const Ptr<Packet>& p, Time txTime, bool link)
+        : m_to(to),
+          m_packet(p),
+          m_txTime(txTime),
+          m_link(link)
+    {
+    }
+
+  protected:
+    void Notify() override
+    {
+        m_to->Receive(m_packet, m_txTime, m_link);
+    }
+
+  private:
+    Ptr<IbNetDevice> m_to;
+    Ptr<Packet> m_packet;
+    Time m_txTime;
+    bool m_link;
+};
+
+} // namespace
 
 TypeId
 IbChannel::GetTypeId()
@@ -68,11 +100,7 @@ IbChannel::Transmit(Ptr<Packet> p, Ptr<IbNetDevice> src, Time txTime, bool link)
     }
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
                                    link ? txTime + m_delay : m_delay,
-                                   &IbNetDevice::Receive,
-                                   dst,
-                                   p,
-                                   txTime,
-                                   link);
+                                   new PacketArrival(dst, p, txTime, link));
 }
 
 Ptr<IbNetDevice>

@@ -52,7 +52,10 @@ IbHcaDevice::GetTypeId()
     return tid;
 }
 
-IbHcaDevice::IbHcaDevice() = default;
+IbHcaDevice::IbHcaDevice()
+    : m_wake(this)
+{
+}
 
 void
 IbHcaDevice::DoDispose()
@@ -210,11 +213,9 @@ IbHcaDevice::Refill()
         Ptr<Packet> p = m_engine->DequeueData(qp, wakeAt);
         if (!p)
         {
-            if (wakeAt != Time::Max() &&
-                (!m_wake.IsRunning() || m_wake.GetTs() > uint64_t(wakeAt.GetTimeStep())))
+            if (wakeAt != Time::Max() && (!m_wake.IsPending() || m_wake.GetTime() > wakeAt))
             {
-                m_wake.Cancel();
-                m_wake = Simulator::Schedule(wakeAt - Simulator::Now(), &IbHcaDevice::Kick, this);
+                m_wake.ScheduleAt(wakeAt);
             }
             return;
         }

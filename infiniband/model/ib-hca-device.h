@@ -82,7 +82,7 @@ class IbHcaDevice : public IbNetDevice
     uint8_t m_defaultSl{0};
     std::unordered_map<uint32_t, uint8_t> m_slOfQp;
     std::vector<bool> m_staged; //!< per VL: a data packet from the transport waits
-    EventId m_wake;
+    Wakeup<IbHcaDevice, &IbHcaDevice::Kick> m_wake; //!< the engine has a packet due then
     Time m_txLatency;
     Time m_rxLatency;
     uint64_t m_fecnReceived{0};

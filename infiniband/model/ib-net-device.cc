@@ -125,7 +125,13 @@ IbNetDevice::GetTypeId()
     return tid;
 }
 
-IbNetDevice::IbNetDevice() = default;
+IbNetDevice::IbNetDevice()
+    : m_wake(this),
+      m_refresh(this),
+      m_done(this)
+{
+}
+
 IbNetDevice::~IbNetDevice() = default;
 
 void
@@ -133,6 +139,7 @@ IbNetDevice::DoDispose()
 {
     m_wake.Cancel();
     m_refresh.Cancel();
+    m_done.Cancel();
     m_vls.clear();
     m_channel = nullptr;
     m_node = nullptr;
@@ -432,11 +439,9 @@ IbNetDevice::TryTransmit()
         StartData(vl);
         return;
     }
-    if (nextFc != Time::Max() &&
-        (!m_wake.IsRunning() || m_wake.GetTs() > static_cast<uint64_t>(nextFc.GetTimeStep())))
+    if (nextFc != Time::Max() && (!m_wake.IsPending() || m_wake.GetTime() > nextFc))
     {
-        m_wake.Cancel();
-        m_wake = Simulator::Schedule(nextFc - now, &IbNetDevice::TryTransmit, this);
+        m_wake.ScheduleAt(nextFc);
     }
 }
 
@@ -457,9 +462,9 @@ IbNetDevice::SendFlowControl(uint8_t vl)
     m_busy = true;
     ++m_fcSent;
     m_snifferTrace(p, true);
-    const Time tx = m_rate.CalculateBytesTxTime(IbFlowControlHeader::SIZE + m_framing);
+    const Time tx = TxTimeOfWireBytes(IbFlowControlHeader::SIZE + m_framing);
     m_channel->Transmit(p, this, tx, true);
-    Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, 0, false);
+    ScheduleTransmitDone(tx, 0, false);
 }
 
 void
@@ -485,7 +490,7 @@ IbNetDevice::StartData(uint8_t vl)
     m_txVl = vl;
     AccountWaits();
     m_channel->Transmit(e.p, this, tx, false);
-    Simulator::Schedule(tx, &IbNetDevice::TransmitDone, this, e.meta, true);
+    ScheduleTransmitDone(tx, e.meta, true);
 }
 
 void
@@ -493,9 +498,9 @@ IbNetDevice::MarkActive(Vl& v)
 {
     v.active = true;
     v.quietTicks = 0;
-    if (!m_refresh.IsRunning())
+    if (!m_refresh.IsPending())
     {
-        m_refresh = Simulator::Schedule(m_fcRefreshInterval, &IbNetDevice::Refresh, this);
+        m_refresh.Schedule(m_fcRefreshInterval);
     }
 }
 
@@ -510,6 +515,20 @@ IbNetDevice::HasData() const
         }
     }
     return false;
+}
+
+void
+IbNetDevice::ScheduleTransmitDone(Time tx, uint32_t meta, bool data)
+{
+    m_doneMeta = meta;
+    m_doneData = data;
+    m_done.Schedule(tx);
+}
+
+void
+IbNetDevice::TransmitDone()
+{
+    TransmitDone(m_doneMeta, m_doneData);
 }
 
 void
@@ -541,7 +560,7 @@ IbNetDevice::Refresh()
     }
     if (any)
     {
-        m_refresh = Simulator::Schedule(m_fcRefreshInterval, &IbNetDevice::Refresh, this);
+        m_refresh.Schedule(m_fcRefreshInterval);
         TryTransmit();
     }
 }
@@ -629,7 +648,27 @@ IbNetDevice::GetBlocks(uint32_t packetBytes) const
 Time
 IbNetDevice::GetTxTime(uint32_t packetBytes) const
 {
-    return m_rate.CalculateBytesTxTime(packetBytes + GetWireOverhead());
+    return TxTimeOfWireBytes(packetBytes + GetWireOverhead());
+}
+
+Time
+IbNetDevice::TxTimeOfWireBytes(uint32_t bytes) const
+{
+    // DataRate divides in 128-bit fixed point (a tenth of an InfiniBand packet-hop's
+    // instructions under valgrind); a port sends few distinct sizes, so it keeps the last few
+    // results, exactly as DataRate gave them.
+    const uint64_t bps = m_rate.GetBitRate();
+    for (const TxTimeMemo& m : m_txTimeMemo)
+    {
+        if (m.bytes == bytes && m.bps == bps)
+        {
+            return m.time;
+        }
+    }
+    TxTimeMemo& slot = m_txTimeMemo[m_txTimeMemoNext];
+    m_txTimeMemoNext = (m_txTimeMemoNext + 1) % m_txTimeMemo.size();
+    slot = TxTimeMemo{bytes, bps, m_rate.CalculateBytesTxTime(bytes)};
+    return slot.time;
 }
 
 uint32_t

@@ -12,7 +12,9 @@
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
+#include "ns3/wakeup.h"
 
+#include <array>
 #include <deque>
 #include <string>
 #include <vector>
@@ -249,6 +251,11 @@ class IbNetDevice : public NetDevice
     void SendFlowControl(uint8_t vl);
     void StartData(uint8_t vl);
     void TransmitDone(uint32_t meta, bool data);
+    /// TransmitDone of the packet on the wire, `tx` from now.
+    void ScheduleTransmitDone(Time tx, uint32_t meta, bool data);
+    void TransmitDone();
+    /// Serialisation time of this many bytes on the wire at the port's rate.
+    Time TxTimeOfWireBytes(uint32_t bytes) const;
     void Refresh();
     void MarkActive(Vl& v);
     bool HasData() const;
@@ -288,8 +295,21 @@ class IbNetDevice : public NetDevice
     uint8_t m_sl2vl[16]{}; //!< VL by SL
     bool m_busy{false};
     bool m_picking{false}; //!< inside TryTransmit (Refill may call back)
-    EventId m_wake;
-    EventId m_refresh;
+    Wakeup<IbNetDevice, &IbNetDevice::TryTransmit> m_wake;  //!< a link packet may go then
+    Wakeup<IbNetDevice, &IbNetDevice::Refresh> m_refresh;   //!< the periodic credit update
+    Wakeup<IbNetDevice, &IbNetDevice::TransmitDone> m_done; //!< the packet on the wire is out
+    uint32_t m_doneMeta{0};
+    bool m_doneData{false};
+
+    struct TxTimeMemo
+    {
+        uint32_t bytes{0};
+        uint64_t bps{0};
+        Time time;
+    };
+
+    mutable std::array<TxTimeMemo, 4> m_txTimeMemo;
+    mutable uint32_t m_txTimeMemoNext{0};
     RxHandler m_rxHandler;
     SentHandler m_sentHandler;
     uint64_t m_txPackets{0};

@@ -5,12 +5,10 @@
 
 #include "roce-net-device.h"
 
-#include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/pooled-event.h"
 #include "ns3/simulator.h"
-
-#include <vector>
 
 namespace ns3
 {
@@ -21,35 +19,14 @@ NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 namespace
 {
 
-/**
- * A frame's arrival at the far end of a cable, the one event every frame on every link
- * needs: its memory comes back to a free list instead of the allocator (malloc and free were
- * a tenth of a packet's cost in bench/README.md's profile).
- */
-class FrameArrival : public EventImpl
+/// A frame's arrival at the far end of a cable, the one event every frame on every link needs.
+class FrameArrival : public PooledEvent<FrameArrival>
 {
   public:
-    FrameArrival(Ptr<RoceNetDevice> to, Ptr<Packet> frame)
+    FrameArrival(Ptr<RoceNetDevice> to, const Ptr<Packet>& frame)
         : m_to(to),
           m_frame(frame)
     {
-    }
-
-    static void* operator new(size_t size)
-    {
-        std::vector<void*>& pool = Pool();
-        if (pool.empty() || size != sizeof(FrameArrival))
-        {
-            return ::operator new(size);
-        }
-        void* p = pool.back();
-        pool.pop_back();
-        return p;
-    }
-
-    static void operator delete(void* p)
-    {
-        Pool().push_back(p);
     }
 
   protected:
@@ -59,13 +36,6 @@ class FrameArrival : public EventImpl
     }
 
   private:
-    /// Kept for the process's life: at most the frames once in flight at the same time.
-    static std::vector<void*>& Pool()
-    {
-        static std::vector<void*> pool;
-        return pool;
-    }
-
     Ptr<RoceNetDevice> m_to;
     Ptr<Packet> m_frame;
 };

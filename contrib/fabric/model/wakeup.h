@@ -4,14 +4,13 @@
 #ifndef WAKEUP_H
 #define WAKEUP_H
 
-#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
+#include "ns3/pooled-event.h"
 #include "ns3/ptr.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/simulator.h"
 
 #include <cstdint>
-#include <vector>
 
 namespace ns3
 {
@@ -24,7 +23,8 @@ namespace ns3
  * A port schedules its next transmission for every frame. With an EventId that costs an
  * allocation, the EventId's reference counting and, for every IsRunning(), two calls into the
  * simulator (a fifth of a packet-hop's instructions in bench/README.md's profile). Here the
- * owner keeps the pending time itself; the event objects come from a free list; and a
+ * owner keeps the pending time itself; the event objects come from a free list (PooledEvent);
+ * and a
  * cancelled event stays in the simulator's list until its time, when it finds it is stale and
  * does nothing. It still counts as an event, as a cancelled ns-3 event does.
  *
@@ -100,30 +100,13 @@ class Wakeup
         bool pending{false};
     };
 
-    class Event : public EventImpl
+    class Event : public PooledEvent<Event>
     {
       public:
         Event(const Ptr<Slot>& slot, uint64_t generation)
             : m_slot(slot),
               m_generation(generation)
         {
-        }
-
-        static void* operator new(size_t size)
-        {
-            std::vector<void*>& pool = Pool();
-            if (pool.empty() || size != sizeof(Event))
-            {
-                return ::operator new(size);
-            }
-            void* p = pool.back();
-            pool.pop_back();
-            return p;
-        }
-
-        static void operator delete(void* p)
-        {
-            Pool().push_back(p);
         }
 
       protected:
@@ -138,13 +121,6 @@ class Wakeup
         }
 
       private:
-        /// Kept for the process's life: at most the wake-ups once pending at the same time.
-        static std::vector<void*>& Pool()
-        {
-            static std::vector<void*> pool;
-            return pool;
-        }
-
         Ptr<Slot> m_slot;
         uint64_t m_generation;
     };
