@@ -29,6 +29,7 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
@@ -179,5 +180,5 @@ main(int argc, char* argv[])
     std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

@@ -10,6 +10,7 @@
  *   ./ns3 run 'flows --flows=examples/flows-incast.txt --cc=dcqcn --sample=10us'
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/clos-builder.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
@@ -25,13 +26,14 @@
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <ostream>
 #include <set>
 #include <sstream>
 
@@ -359,7 +361,8 @@ main(int argc, char* argv[])
     }
     bins.Close();
     {
-        std::ofstream gp(out.PathOf("flows.gp"));
+        AtomicFile gpFile(out.PathOf("flows.gp"));
+        std::ostream& gp = gpFile.Stream();
         gp << "# gnuplot script written by flows; run it in this folder: gnuplot flows.gp\n"
            << "set terminal pngcairo size 900,500 font ',10'\n"
            << "set output 'flows.png'\n"
@@ -373,6 +376,7 @@ main(int argc, char* argv[])
            << "plot 'fct-bins.csv' using 1:3 with linespoints title 'median', "
            << "'' using 1:4 with linespoints title '95th', "
            << "'' using 1:5 with linespoints title '99th'\n";
+        gpFile.Commit();
     }
     // gnuplot fails on an empty fct-bins.csv (a run stopped before any flow finished).
     const std::string plot = bySize.empty() ? std::string("none (no flow finished)")
@@ -387,7 +391,8 @@ main(int argc, char* argv[])
         const std::string t = ms ? "($1/1000)" : "1";
         const uint32_t nFlows = std::min<uint32_t>(flows.size(), MAX_PLOTTED);
         const size_t nPorts = std::min<size_t>(sampledPorts.size(), MAX_PLOTTED);
-        std::ofstream gp(out.PathOf("timeseries.gp"));
+        AtomicFile gpFile(out.PathOf("timeseries.gp"));
+        std::ostream& gp = gpFile.Stream();
         gp << "# gnuplot script written by flows; run it in this folder: gnuplot timeseries.gp\n"
            << "set terminal pngcairo size 900,640 font 'sans,9'\n"
            << "set output 'timeseries.png'\n"
@@ -425,7 +430,7 @@ main(int argc, char* argv[])
                << "title '" << sampledPorts[i] << "'";
         }
         gp << "\nunset multiplot\n";
-        gp.close();
+        gpFile.Commit();
         seriesPlot = out.RenderGnuplot("timeseries.gp", "timeseries.png");
     }
     std::sort(slowdowns.begin(), slowdowns.end());
@@ -499,5 +504,5 @@ main(int argc, char* argv[])
         std::printf("# plot: %s\n", seriesPlot.c_str());
     }
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

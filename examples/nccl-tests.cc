@@ -18,6 +18,7 @@
  * out-of-place half (the simulation has no in-place difference).
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/bus-bandwidth.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-instance.h"
@@ -28,13 +29,14 @@
 #include "ns3/nccl-tests-sweep.h"
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
+#include <ostream>
 
 using namespace ns3;
 
@@ -61,7 +63,8 @@ Generation(const std::string& gpu)
 std::string
 Plot(const RunOutput& out, const std::string& title, bool packet)
 {
-    std::ofstream gp(out.PathOf("busbw.gp"));
+    AtomicFile gpFile(out.PathOf("busbw.gp"));
+    std::ostream& gp = gpFile.Stream();
     gp << "# gnuplot script written by nccl-tests; run it in this folder: gnuplot busbw.gp\n"
        << "set terminal pngcairo size 900,560 font 'sans,9' noenhanced\n"
        << "set output 'busbw.png'\n"
@@ -76,7 +79,7 @@ Plot(const RunOutput& out, const std::string& title, bool packet)
         gp << ", '' using 1:10 skip 1 with lines dt 2 title 'NCCL tuner (analytical)'";
     }
     gp << "\n";
-    gp.close();
+    gpFile.Commit();
     return out.RenderGnuplot("busbw.gp", "busbw.png");
 }
 
@@ -384,5 +387,5 @@ main(int argc, char* argv[])
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

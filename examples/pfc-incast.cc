@@ -12,6 +12,7 @@
  *   ./ns3 run 'pfc-incast --pfc=off'
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -24,6 +25,7 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/star-builder.h"
 #include "ns3/units.h"
@@ -31,8 +33,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
+#include <ostream>
 #include <sstream>
 #include <tuple>
 
@@ -418,7 +420,8 @@ main(int argc, char* argv[])
     const bool ms = endUs > 2000;
     const std::string t = ms ? "($1/1000)" : "1";
     {
-        std::ofstream gp(out.PathOf("pfc-incast.gp"));
+        AtomicFile gpFile(out.PathOf("pfc-incast.gp"));
+        std::ostream& gp = gpFile.Stream();
         char goodputText[32] = "-";
         if (goodput > 0)
         {
@@ -465,6 +468,7 @@ main(int argc, char* argv[])
            << "plot for [i=1:" << senders << "] 'queues.csv' using " << t << ":(column("
            << col("h1:0:paused") << "+2*(i-1)) > 0 ? i : NaN) with lines lw 3 lc rgb '#2e86c1'\n"
            << "unset multiplot\n";
+        gpFile.Commit();
     }
     const std::string plot = out.RenderGnuplot("pfc-incast.gp", "pfc-incast.png");
 
@@ -473,5 +477,5 @@ main(int argc, char* argv[])
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

@@ -16,6 +16,7 @@
  *   ./ns3 run 'pfc-victim --pfc=off'
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
@@ -27,14 +28,15 @@
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <tuple>
 
@@ -525,7 +527,8 @@ main(int argc, char* argv[])
     const std::string tb = ms ? "(($1+" + std::to_string(bin.GetSeconds() * 5e5) + ")/1000)"
                               : "($1+" + std::to_string(bin.GetSeconds() * 5e5) + ")";
     {
-        std::ofstream gp(out.PathOf("pfc-victim.gp"));
+        AtomicFile gpFile(out.PathOf("pfc-victim.gp"));
+        std::ostream& gp = gpFile.Stream();
         char title[256];
         std::snprintf(title,
                       sizeof(title),
@@ -577,6 +580,7 @@ main(int argc, char* argv[])
            << "'' using " << t << ":($" << col("s1:3:paused")
            << ">0 ? 5 : NaN) with lines lw 3 lc rgb '#7d3c98'\n"
            << "unset multiplot\n";
+        gpFile.Commit();
     }
     const std::string plot = out.RenderGnuplot("pfc-victim.gp", "pfc-victim.png");
 
@@ -585,5 +589,5 @@ main(int argc, char* argv[])
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

@@ -20,6 +20,7 @@
 #include "ns3/program-options.h"
 #include "ns3/rdma-fabric.h"
 #include "ns3/roce-fabric-helper.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/star-builder.h"
 #include "ns3/units.h"
@@ -214,5 +215,5 @@ main(int argc, char* argv[])
     out.RecordRunFigures(events, hops, simTime, wall.GetSeconds());
     out.WriteSummary();
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

@@ -8,6 +8,7 @@
  *   ./ns3 run 'scenario --config=examples/scenarios/ring4-deadlock.json'
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/collective-runner.h"
 #include "ns3/collective-table.h"
 #include "ns3/core-module.h"
@@ -17,18 +18,19 @@
 #include "ns3/ns3-argument-validator.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
+#include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-communicator.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/scenario-file.h"
 #include "ns3/wall-clock.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 using namespace ns3;
@@ -301,8 +303,12 @@ main(int argc, char* argv[])
         }
         }
     }
+    // A progress line on long runs; its tick is also where SIGINT/SIGTERM stop the run.
+    ProgressReporter progress(s.stop, [&s]() { return Simulator::Now() < s.stop; });
+    progress.Start();
     Simulator::Stop(s.stop);
     Simulator::Run();
+    progress.Stop();
     pfc.Finish();
     const double wallSeconds = wall.GetSeconds();
 
@@ -376,8 +382,7 @@ main(int argc, char* argv[])
     if (detector)
     {
         j["deadlock"] = detector->ToJson();
-        std::ofstream f(dir + "deadlock.json");
-        f << detector->ToJson().dump(2) << "\n";
+        AtomicFile::Write(dir + "deadlock.json", detector->ToJson().dump(2) + "\n");
     }
     out.RecordRunFigures(Simulator::GetEventCount(),
                          fabric.GetPacketHops(),
@@ -444,5 +449,5 @@ main(int argc, char* argv[])
         out.RunFiguresLine().c_str(),
         (dir + "summary.json, fct.csv, pfc.csv" + (detector ? ", deadlock.json" : "")).c_str());
     Simulator::Destroy();
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

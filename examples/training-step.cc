@@ -18,11 +18,13 @@
  * are extrapolated from two packet runs (at --sample and half of it); the output says which.
  */
 
+#include "ns3/atomic-file.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-run-options.h"
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/rdma-cc-helper.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/step-collective-timer.h"
 #include "ns3/step-executor.h"
@@ -32,7 +34,7 @@
 #include "ns3/workload-file.h"
 
 #include <cstdio>
-#include <fstream>
+#include <ostream>
 
 using namespace ns3;
 
@@ -291,6 +293,7 @@ main(int argc, char* argv[])
     uint64_t events = 0;
     uint64_t packetHops = 0;
     double simulatedSeconds = 0;
+    uint32_t stepsTimed = 0;
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
         StepCollectiveTimer::Cluster cluster;
@@ -307,12 +310,37 @@ main(int argc, char* argv[])
                                         ? RdmaCcHelper::TypeName(fabricOpts.GetCc().GetName())
                                         : "ns3::RdmaCcNone";
         StepCollectiveTimer timer(cluster);
+        auto addRunFigures = [&]() {
+            for (const StepCollectiveTimer::Entry& e : timer.GetEntries())
+            {
+                events += e.events; // the wall-time figures sum every fabric's runs
+                packetHops += e.packetHops;
+                simulatedSeconds += e.simulatedSeconds;
+            }
+        };
 
-        const StepExecutor::Result r = StepExecutor::Run(
-            graph,
-            [&timer](const StepGraph::Communicator& c, CollectiveOp op, uint64_t bytes) {
-                return timer.Seconds(c, op, bytes);
-            });
+        StepExecutor::Result r;
+        try
+        {
+            r = StepExecutor::Run(graph,
+                                  [&timer](const StepGraph::Communicator& c,
+                                           CollectiveOp op,
+                                           uint64_t bytes) { return timer.Seconds(c, op, bytes); });
+        }
+        catch (const StepCollectiveTimer::Interrupted&)
+        {
+            // SIGINT/SIGTERM: no step for this fabric, only the collectives timed so far.
+            std::printf("  %12s (interrupted by %s: no step)\n",
+                        Display(fabric).c_str(),
+                        RunInterrupt::GetSignalName().c_str());
+            fabrics.push_back({{"fabric", fabric},
+                               {"display_name", Display(fabric)},
+                               {"interrupted", true},
+                               {"collectives", timer.ToJson()}});
+            addRunFigures();
+            break;
+        }
+        ++stepsTimed;
         const StepExecutor::Breakdown& b = r.mean;
         const double comm = b.communicating;
         const double mfu = flops / (r.stepSeconds * step.peakTflops * 1e12 * mfuGpus);
@@ -379,12 +407,7 @@ main(int argc, char* argv[])
              {"exposed_fraction", (r.stepSeconds - b.compute - b.bubble) / r.stepSeconds},
              {"mfu", mfu},
              {"collectives", timer.ToJson()}});
-        for (const StepCollectiveTimer::Entry& e : timer.GetEntries())
-        {
-            events += e.events; // the wall-time figures sum every fabric's runs
-            packetHops += e.packetHops;
-            simulatedSeconds += e.simulatedSeconds;
-        }
+        addRunFigures();
     }
     csv.Close();
     const double wallSeconds = wall.GetSeconds();
@@ -406,7 +429,8 @@ main(int argc, char* argv[])
         }
     }
 
-    std::ofstream gp(out.PathOf("step.gp"));
+    AtomicFile gpFile(out.PathOf("step.gp"));
+    std::ostream& gp = gpFile.Stream();
     gp << "# gnuplot script written by training-step; run it in this folder: gnuplot step.gp\n"
        << "set terminal pngcairo size 800,520 font 'sans,9' noenhanced\n"
        << "set output 'step.png'\nset datafile separator ','\n"
@@ -418,8 +442,10 @@ main(int argc, char* argv[])
        << "plot 'step-breakdown.csv' using 3:xtic(1) skip 1 title 'compute', "
        << "'' using 4 skip 1 title 'bubble', '' using 5 skip 1 title 'exposed TP', "
        << "'' using 6 skip 1 title 'exposed PP', '' using 7 skip 1 title 'exposed DP'\n";
-    gp.close();
-    const std::string plot = out.RenderGnuplot("step.gp", "step.png");
+    gpFile.Commit();
+    const std::string plot = stepsTimed == 0
+                                 ? std::string("none (interrupted before a step was timed)")
+                                 : out.RenderGnuplot("step.gp", "step.png");
 
     nlohmann::json& j = out.Json();
     j["program"] = "training-step";
@@ -470,5 +496,5 @@ main(int argc, char* argv[])
                 plot.c_str(),
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());
-    return 0;
+    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
 }

@@ -12,6 +12,7 @@
 #include "ns3/bus-bandwidth.h"
 #include "ns3/config.h"
 #include "ns3/rail-optimized-builder.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -44,6 +45,11 @@ PointToPoint(CollectiveOp op)
     return op == CollectiveOp::SEND_RECV || op == CollectiveOp::ALL_TO_ALL;
 }
 } // namespace
+
+StepCollectiveTimer::Interrupted::Interrupted()
+    : std::runtime_error("interrupted by " + RunInterrupt::GetSignalName())
+{
+}
 
 StepCollectiveTimer::StepCollectiveTimer(const Cluster& cluster)
     : m_cluster(cluster)
@@ -95,6 +101,10 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
                               uint64_t bytes,
                               Entry& entry) const
 {
+    if (RunInterrupt::IsRequested())
+    {
+        throw Interrupted();
+    }
     const auto wallStart = std::chrono::steady_clock::now();
     const auto [nodes, gpus] = Placement(comm, m_cluster.gpusPerNode);
     double seconds = -1;

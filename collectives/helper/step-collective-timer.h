@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -71,9 +72,21 @@ class StepCollectiveTimer
         double simulatedSeconds; //!< simulated time of its runs
     };
 
+    /**
+     * Thrown by Seconds() instead of starting another packet-level run once SIGINT or SIGTERM
+     * arrived (RunInterrupt): the entries so far are what the step measured. A run already
+     * going finishes first (its events are counted per entry, so it runs without a
+     * ProgressReporter's ticks).
+     */
+    class Interrupted : public std::runtime_error
+    {
+      public:
+        Interrupted();
+    };
+
     explicit StepCollectiveTimer(const Cluster& cluster);
 
-    /// StepExecutor's timer.
+    /// StepExecutor's timer. \throw Interrupted after SIGINT or SIGTERM (see Interrupted)
     double Seconds(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes);
 
     const std::vector<Entry>& GetEntries() const;

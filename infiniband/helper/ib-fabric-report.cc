@@ -5,12 +5,11 @@
 
 #include "ib-fabric-helper.h"
 
-#include "ns3/abort.h"
+#include "ns3/atomic-file.h"
 #include "ns3/log.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <vector>
 
 namespace ns3
@@ -21,16 +20,14 @@ NS_LOG_COMPONENT_DEFINE("IbFabricReport");
 namespace
 {
 
-/// Write a file of the run's folder, or stop naming it.
+/// Write a file of the run's folder atomically; an InputError names it if that fails.
 template <class F>
 void
 WriteFile(const RunOutput& out, const std::string& name, F write)
 {
-    const std::string path = out.PathOf(name);
-    std::ofstream f(path);
-    NS_ABORT_MSG_IF(!f, "cannot write " << path);
-    write(f);
-    NS_ABORT_MSG_IF(!f, "cannot write " << path);
+    AtomicFile f(out.PathOf(name));
+    write(f.Stream());
+    f.Commit();
 }
 
 } // namespace

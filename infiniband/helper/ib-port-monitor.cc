@@ -5,11 +5,9 @@
 
 #include "ib-fabric-helper.h"
 
-#include "ns3/abort.h"
+#include "ns3/atomic-file.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-
-#include <fstream>
 
 namespace ns3
 {
@@ -130,10 +128,9 @@ IbPortMonitor::WriteCsv(std::ostream& os) const
 void
 IbPortMonitor::WriteCsv(const std::string& path) const
 {
-    std::ofstream f(path);
-    NS_ABORT_MSG_IF(!f, "cannot write " << path);
-    WriteCsv(f);
-    NS_ABORT_MSG_IF(!f, "cannot write " << path);
+    AtomicFile f(path);
+    WriteCsv(f.Stream());
+    f.Commit();
 }
 
 } // namespace ns3

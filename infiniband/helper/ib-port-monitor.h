@@ -69,7 +69,7 @@ class IbPortMonitor
     /// The rows for the interval so far.
     std::vector<Row> GetRows() const;
     void WriteCsv(std::ostream& os) const;
-    /// Write the CSV to a file; aborts with the path if it cannot be written.
+    /// Write the CSV to a file atomically; throws InputError naming it if that fails.
     void WriteCsv(const std::string& path) const;
 
   private:

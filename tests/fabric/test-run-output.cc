@@ -3,11 +3,13 @@
  */
 
 // RunOutput (summary.json written atomically, key convention) and CsvWriter (quoting, numbers).
+// AtomicFile itself: test-atomic-file.cc; the "interrupted" mark: test-run-interrupt.cc.
 
 #include "ns3/input-error.h"
 #include "ns3/run-output.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -73,10 +75,14 @@ TEST_F(FabricRunOutput, SummaryRoundTrip)
     EXPECT_EQ(back["wall"]["packet_hops_per_s"], 250.0);
     EXPECT_GT(back["wall"]["peak_rss_MiB"].get<double>(), 1.0);
 
+    // Not stopped by a signal (RunInterrupt).
+    EXPECT_EQ(back["interrupted"], false);
+    EXPECT_FALSE(back.contains("interrupted_by"));
+
     // Dropping "wall" leaves only what is deterministic.
     nlohmann::json det = back;
     det.erase("wall");
-    EXPECT_EQ(det.size(), 4U);
+    EXPECT_EQ(det.size(), 5U);
 
     // A second write replaces the first and leaves no temporary file behind.
     out.Json()["result"]["busbw_GBps"] = 7;
@@ -135,6 +141,35 @@ TEST_F(FabricRunOutput, CsvQuotingAndNumbers)
     EXPECT_EQ(CsvWriter::FormatDouble(100.0), "100");
     EXPECT_EQ(CsvWriter::Quote("ok"), "ok");
     EXPECT_THROW(CsvWriter((m_dir / "no" / "such" / "x.csv").string(), {"a"}), InputError);
+}
+
+TEST_F(FabricRunOutput, PlotReplacesTheOldPngOnlyWhenDrawn)
+{
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    {
+        GTEST_SKIP() << "no gnuplot";
+    }
+    RunOutput out(m_dir.string());
+    std::ofstream(m_dir / "d.csv") << "1,2\n2,3\n";
+    std::ofstream(m_dir / "p.png") << "old";
+    // A script that fails half-way, after gnuplot opened its output: the old PNG stays.
+    std::ofstream(m_dir / "bad.gp") << "set terminal pngcairo\nset output 'p.png'\n"
+                                       "set datafile separator ','\nplot 'd.csv' using 1:2 w l\n"
+                                       "plot nosuchfunction(x)\n";
+    const std::string failed = out.RenderGnuplot("bad.gp", "p.png");
+    EXPECT_NE(failed.find("gnuplot failed"), std::string::npos) << failed;
+    EXPECT_EQ(Slurp(m_dir / "p.png"), "old");
+    // One that works replaces it; its data file is found from the temporary folder.
+    std::ofstream(m_dir / "good.gp") << "set terminal pngcairo\nset output 'p.png'\n"
+                                        "set datafile separator ','\n"
+                                        "plot 'd.csv' using 1:2 w l, '' using 1:2 w p\n";
+    EXPECT_EQ(out.RenderGnuplot("good.gp", "p.png"), out.PathOf("p.png"));
+    EXPECT_EQ(Slurp(m_dir / "p.png").substr(1, 3), "PNG");
+    for (const auto& entry : fs::directory_iterator(m_dir))
+    {
+        EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos)
+            << entry.path();
+    }
 }
 
 TEST(FabricRunOutputStatic, PeakRss)

@@ -4,14 +4,11 @@
 
 #include "csv-writer.h"
 
-#include "input-error.h"
-
 #include "ns3/log.h"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
+#include <exception>
 #include <stdexcept>
 
 namespace ns3
@@ -21,15 +18,10 @@ NS_LOG_COMPONENT_DEFINE("CsvWriter");
 
 CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& columns)
     : m_path(path),
-      m_out(path, std::ios::out | std::ios::trunc),
+      m_file(path),
       m_columns(columns.size())
 {
     NS_LOG_FUNCTION(this << path);
-    if (!m_out)
-    {
-        throw InputError("cannot create \"" + path + "\": " + std::strerror(errno),
-                         "a writable output directory");
-    }
     if (columns.empty())
     {
         throw std::logic_error("CsvWriter: a CSV file needs at least one column");
@@ -43,7 +35,24 @@ CsvWriter::CsvWriter(const std::string& path, const std::vector<std::string>& co
 
 CsvWriter::~CsvWriter()
 {
-    Close();
+    if (!m_file.IsOpen())
+    {
+        return;
+    }
+    if (std::uncaught_exceptions() > 0)
+    {
+        m_file.Discard(); // the run failed: no half-written series under the final name
+        return;
+    }
+    try
+    {
+        Close();
+    }
+    catch (...)
+    {
+        // A destructor cannot throw; the terminate handler reports the InputError.
+        std::terminate();
+    }
 }
 
 CsvWriter&
@@ -88,11 +97,12 @@ CsvWriter::Field(const std::string& text)
         throw std::logic_error("CsvWriter: " + m_path + ": more fields than the " +
                                std::to_string(m_columns) + " columns");
     }
+    std::ostream& out = m_file.Stream();
     if (m_field > 0)
     {
-        m_out << ',';
+        out << ',';
     }
-    m_out << text;
+    out << text;
     ++m_field;
 }
 
@@ -115,17 +125,14 @@ CsvWriter::EndRow()
                                " fields for " + std::to_string(m_columns) + " columns");
     }
     // RFC 4180 ends lines with CRLF, but every CSV reader takes LF and gnuplot prefers it.
-    m_out << '\n';
+    m_file.Stream() << '\n';
     m_field = 0;
 }
 
 void
 CsvWriter::Close()
 {
-    if (m_out.is_open())
-    {
-        m_out.close();
-    }
+    m_file.Commit();
 }
 
 const std::string&

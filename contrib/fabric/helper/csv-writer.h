@@ -5,8 +5,9 @@
 #ifndef CSV_WRITER_H
 #define CSV_WRITER_H
 
+#include "atomic-file.h"
+
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -25,18 +26,25 @@ namespace ns3
  *     csv.Row(4096, 12.5, "h0->h3");
  *
  * A row with the wrong number of fields throws std::logic_error (a programming error).
+ *
+ * The file is an AtomicFile: rows go into a temporary, and Close() (or the destructor) renames
+ * it over \p path, so the file appears whole when the writer is closed, also for series
+ * written during the run (pfc.csv, queues.csv, rates.csv), and an earlier run's file stays
+ * intact until then. A writer destroyed by an exception discards its rows.
  */
 class CsvWriter
 {
   public:
     /**
-     * \param path file to create (truncated if it exists)
+     * \param path file to create (replaced by Close() if it exists)
      * \param columns header names
      * \throw InputError if the file cannot be created
      */
     CsvWriter(const std::string& path, const std::vector<std::string>& columns);
     CsvWriter(CsvWriter&&) = default;            //!< Movable.
     CsvWriter& operator=(CsvWriter&&) = default; //!< Movable.
+    /// Close(); a write error ends the program through std::terminate (ProgramOptions reports
+    /// the InputError in one line). While an exception unwinds, the rows are discarded.
     ~CsvWriter();
 
     /** \param v field \return *this */
@@ -76,7 +84,10 @@ class CsvWriter
         EndRow();
     }
 
-    /** \brief Flush and close the file. */
+    /**
+     * \brief Flush and close the file, and rename it into place (AtomicFile::Commit).
+     * \throw InputError naming the file if a write failed (disk full, ...)
+     */
     void Close();
 
     /** \return the file path */
@@ -94,7 +105,7 @@ class CsvWriter
     void CheckRow(std::size_t n) const;
 
     std::string m_path;     //!< File path.
-    std::ofstream m_out;    //!< The file.
+    AtomicFile m_file;      //!< The file.
     std::size_t m_columns;  //!< Fields per row.
     std::size_t m_field{0}; //!< Fields written in the current row.
 };

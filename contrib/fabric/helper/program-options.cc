@@ -4,8 +4,10 @@
 
 #include "program-options.h"
 
+#include "atomic-file.h"
 #include "ns3-argument-validator.h"
 #include "parse-number.h"
+#include "run-interrupt.h"
 #include "units.h"
 
 #include "ns3/abort.h"
@@ -62,7 +64,9 @@ OnTerminate()
             }
             std::replace(line.begin(), line.end(), '\n', ' ');
             std::cerr << line << std::endl;
-            // _Exit: static destructors may not be safe to run from inside terminate.
+            // _Exit: static destructors may not be safe to run from inside terminate; so the
+            // exit handler that removes unfinished output files does not run either.
+            AtomicFile::RemoveTemporaries();
             std::_Exit(ProgramOptions::EXIT_USAGE);
         }
         catch (...)
@@ -449,6 +453,8 @@ ProgramOptions::Parse(const std::vector<std::string>& args)
     {
         g_previousTerminate = std::set_terminate(&OnTerminate);
     }
+    // SIGINT/SIGTERM stop the run cleanly from now on (RunInterrupt).
+    RunInterrupt::Install(m_program);
     try
     {
         DoParse(args);

@@ -35,7 +35,9 @@ namespace ns3
  *
  * and exit code 2 (EXIT_USAGE). Parse() also installs a std::terminate handler, so an InputError
  * thrown later and not caught (e.g. by RunOutput for an unwritable --out) ends the program the
- * same way rather than with an abort and a core dump.
+ * same way rather than with an abort and a core dump, and the SIGINT/SIGTERM handlers of
+ * RunInterrupt, so that a signal stops the simulation and the program still writes its results
+ * (marked "interrupted") and ends with RunInterrupt::GetExitCode().
  *
  * Shared options (shared/USERS.md): --out=DIR, --seed=N, --fabric=roce|ib|tcp, --pcap=DIR,
  * --stop=TIME. Program options are bound to the caller's variables, whose values at AddValue()

@@ -4,6 +4,8 @@
 
 #include "progress-reporter.h"
 
+#include "run-interrupt.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -108,6 +110,12 @@ ProgressReporter::Tick()
 {
     ++m_ticks;
     ++s_allTicks;
+    if (RunInterrupt::IsRequested())
+    {
+        // SIGINT/SIGTERM: end Simulator::Run() here; the program writes what it has.
+        Simulator::Stop();
+        return;
+    }
     const double now = m_wall.GetSeconds();
     const double sinceTick = now - m_lastTickWall;
     m_lastTickWall = now;

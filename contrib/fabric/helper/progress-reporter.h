@@ -40,6 +40,10 @@ namespace ns3
  * the end of the work (the interval is capped at expectedEnd/1000 when the end is known).
  * Call Stop() from the event that completes the workload, or take the end time from your own
  * events, when that matters.
+ *
+ * The tick is also where a run notices SIGINT or SIGTERM (RunInterrupt): it calls
+ * Simulator::Stop() and ticks no more, so Simulator::Run() returns within about a wall second
+ * of the signal and the program writes its results as far as they got.
  */
 class ProgressReporter
 {

@@ -4,20 +4,28 @@
 
 #include "run-output.h"
 
+#include "atomic-file.h"
 #include "input-error.h"
 #include "progress-reporter.h"
+#include "run-interrupt.h"
 
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <spawn.h>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ; // unistd.h(0p): the environment gnuplot inherits
 
 namespace ns3
 {
@@ -70,31 +78,16 @@ RunOutput::Json() const
 }
 
 void
-RunOutput::WriteSummary() const
+RunOutput::WriteSummary()
 {
     NS_LOG_FUNCTION(this);
-    const std::string path = PathOf("summary.json");
-    // Same directory, so rename() stays on one file system and is atomic; pid, so two runs
-    // sharing a folder do not write into each other's temporary file.
-    const std::string tmp = PathOf(".summary.json." + std::to_string(getpid()) + ".tmp");
+    // Stopped by SIGINT/SIGTERM: the figures are those reached by then (RunInterrupt).
+    m_json["interrupted"] = RunInterrupt::IsRequested();
+    if (RunInterrupt::IsRequested())
     {
-        std::ofstream out(tmp, std::ios::out | std::ios::trunc);
-        out << m_json.dump(2) << '\n';
-        out.close();
-        if (!out)
-        {
-            std::remove(tmp.c_str());
-            throw InputError("cannot write \"" + tmp + "\"", "a writable output directory");
-        }
+        m_json["interrupted_by"] = RunInterrupt::GetSignalName();
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec)
-    {
-        std::remove(tmp.c_str());
-        throw InputError("cannot write \"" + path + "\": " + ec.message(),
-                         "a writable output directory");
-    }
+    AtomicFile::Write(PathOf("summary.json"), m_json.dump(2) + "\n");
 }
 
 CsvWriter
@@ -133,39 +126,76 @@ RunOutput::RunFiguresLine() const
 {
     const nlohmann::json& sim = m_json.at("simulator");
     const nlohmann::json& wall = m_json.at("wall");
-    char line[200];
-    std::snprintf(line,
-                  sizeof(line),
-                  "simulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops (%.2f M hops/s)",
-                  sim.at("sim_time_us").get<double>() / 1e3,
-                  wall.at("seconds").get<double>(),
-                  sim.at("events").get<unsigned long long>(),
-                  sim.at("packet_hops").get<unsigned long long>(),
-                  wall.at("packet_hops_per_s").get<double>() / 1e6);
+    const std::string stopped =
+        RunInterrupt::IsRequested() ? "interrupted by " + RunInterrupt::GetSignalName() + ": " : "";
+    char line[240];
+    std::snprintf(
+        line,
+        sizeof(line),
+        "%ssimulated %.3f ms in %.2f s wall: %llu events, %llu packet-hops (%.2f M hops/s)",
+        stopped.c_str(),
+        sim.at("sim_time_us").get<double>() / 1e3,
+        wall.at("seconds").get<double>(),
+        sim.at("events").get<unsigned long long>(),
+        sim.at("packet_hops").get<unsigned long long>(),
+        wall.at("packet_hops_per_s").get<double>() / 1e6);
     return line;
 }
 
 std::string
 RunOutput::RenderGnuplot(const std::string& script, const std::string& png) const
 {
-    auto quote = [](const std::string& t) {
-        std::string q = "'";
-        for (char c : t)
-        {
-            q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        }
-        return q + "'";
-    };
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    // gnuplot writes the PNG as it draws: it runs in a temporary folder inside this one
+    // (finding the script's data files here through its loadpath), and the finished PNG is
+    // renamed into place, so an interrupted or failed plot never replaces a good one.
+    namespace fs = std::filesystem;
+    const fs::path tmpDir = AtomicFile::TemporaryPathOf(PathOf(png));
+    std::error_code ec;
+    fs::remove_all(tmpDir, ec);
+    if (!fs::create_directory(tmpDir, ec))
     {
+        return "cannot create " + tmpDir.string() + ": " + ec.message() + "; no PNG";
+    }
+    // posix_spawn rather than std::system: system() ignores SIGINT while it waits, which would
+    // lose a Ctrl-C meant for the run (RunInterrupt), and it needs a shell for cd and >.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addchdir_np(&actions, tmpDir.c_str());
+    posix_spawn_file_actions_addopen(&actions,
+                                     STDOUT_FILENO,
+                                     "../gnuplot.log",
+                                     O_WRONLY | O_CREAT | O_TRUNC,
+                                     0666);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::string args[] = {"gnuplot", "-e", "set loadpath '..'", "../" + script};
+    char* argv[] = {args[0].data(), args[1].data(), args[2].data(), args[3].data(), nullptr};
+    pid_t pid = -1;
+    const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    while (spawned == 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    const bool drawn = spawned == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (drawn)
+    {
+        fs::rename(tmpDir / png, PathOf(png), ec);
+    }
+    std::error_code ignored;
+    fs::remove_all(tmpDir, ignored);
+    if (spawned == ENOENT)
+    {
+        std::remove(PathOf("gnuplot.log").c_str());
         return "gnuplot not found (Debian: apt-get install gnuplot-nox): wrote " + PathOf(script) +
                " but no PNG";
     }
-    const std::string cmd =
-        "cd " + quote(m_dir) + " && gnuplot " + quote(script) + " >gnuplot.log 2>&1";
-    if (std::system(cmd.c_str()) != 0)
+    if (!drawn)
     {
         return "gnuplot failed (see " + PathOf("gnuplot.log") + "); no PNG";
+    }
+    if (ec)
+    {
+        return "cannot write " + PathOf(png) + ": " + ec.message() + "; no PNG";
     }
     std::remove(PathOf("gnuplot.log").c_str());
     return PathOf(png);

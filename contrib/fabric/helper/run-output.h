@@ -27,7 +27,12 @@ namespace ns3
  * - "wall": everything that depends on the machine or its load: seconds, events_per_s,
  *   packet_hops_per_s, peak_rss_MiB;
  * - "simulator": simulated figures: events, packet_hops, sim_time_us;
- * - "config": the options (ProgramOptions::OptionsAsJson()); the program adds its results.
+ * - "config": the options (ProgramOptions::OptionsAsJson()); the program adds its results;
+ * - "interrupted": whether SIGINT or SIGTERM stopped the run (RunInterrupt), written by
+ *   WriteSummary().
+ *
+ * Every file is written atomically (AtomicFile), so an interrupted or failing run never leaves a
+ * truncated file where a complete one was.
  */
 class RunOutput
 {
@@ -49,16 +54,17 @@ class RunOutput
     const nlohmann::json& Json() const;
 
     /**
-     * \brief Write <dir>/summary.json atomically: into a temporary file in the same directory,
-     * then renamed over the old one, so an interrupted run never leaves a half-written file.
+     * \brief Write <dir>/summary.json atomically (AtomicFile), with "interrupted": whether
+     * SIGINT or SIGTERM stopped the run (RunInterrupt; then also "interrupted_by": the
+     * signal's name, and the figures are those reached when it stopped).
      * \throw InputError if the file cannot be written
      */
-    void WriteSummary() const;
+    void WriteSummary();
 
     /**
      * \param name file name, e.g. "fct.csv"
      * \param columns header names
-     * \return a writer for <dir>/<name>
+     * \return a writer for <dir>/<name>, which appears when the writer is closed (AtomicFile)
      */
     CsvWriter OpenCsv(const std::string& name, const std::vector<std::string>& columns) const;
 
@@ -75,13 +81,15 @@ class RunOutput
     void RecordPackets(uint64_t packets);
 
     /** \return the recorded figures as the line every program ends with: "simulated X ms in Y s
-     * wall: E events, H packet-hops (Z M hops/s)"; call after RecordRunFigures() */
+     * wall: E events, H packet-hops (Z M hops/s)", after "interrupted by SIGINT: " when a signal
+     * stopped the run; call after RecordRunFigures() */
     std::string RunFiguresLine() const;
 
     /**
-     * \brief Render a gnuplot script of this folder to a PNG with Debian's gnuplot.
+     * \brief Render a gnuplot script of this folder to a PNG with Debian's gnuplot; the PNG
+     * replaces an older one only once it is complete.
      * \param script the script's file name in the folder
-     * \param png the PNG it writes
+     * \param png the PNG it writes (its "set output", a name relative to the folder)
      * \return the PNG's path, or one line saying why there is none (gnuplot missing or failed);
      * a missing plot never fails the run
      */
