@@ -231,6 +231,12 @@ RoceNetDevice::GetQueue() const
     return m_queue;
 }
 
+uint64_t
+RoceNetDevice::GetQueuedBytes(uint8_t priority) const
+{
+    return m_queue->GetBytes(priority);
+}
+
 Time
 RoceNetDevice::TxTime(uint32_t frameBytes) const
 {

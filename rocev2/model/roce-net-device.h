@@ -71,6 +71,8 @@ class RoceNetDevice : public NetDevice
     void SetRxHandler(RxHandler handler);
     void SetDequeueHandler(DequeueHandler handler);
     Ptr<RoceEgressQueue> GetQueue() const;
+    /// Bytes queued in one class (GetQueue()->GetBytes without a reference, on the data path).
+    uint64_t GetQueuedBytes(uint8_t priority) const;
 
     /// Queue a whole frame (Ethernet header first) in the given class and start sending.
     void Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta = 0);
@@ -238,8 +240,16 @@ class RoceNetDevice : public NetDevice
     /// Whether an arriving frame belongs to a dropping priority (then it is discarded).
     bool DropOnIngress(Ptr<Packet> frame);
 
+    // What every frame reads, together (a port is one of thousands: each cache line counts).
     Ptr<RoceChannel> m_channel;
     Ptr<RoceEgressQueue> m_queue;
+    TracedCallback<Ptr<const Packet>> m_macTxTrace;   //!< frame starts transmission
+    TracedCallback<Ptr<const Packet>> m_macRxTrace;   //!< frame fully received
+    TracedCallback<Ptr<const Packet>> m_snifferTrace; //!< every frame sent or received
+    TracedCallback<uint8_t, uint64_t> m_egressTrace;  //!< (priority, queued bytes) on change
+    uint64_t m_arrived{0};   //!< frames the cable brought to this port (lost ones included)
+    uint64_t m_lostUntil{0}; //!< arrivals up to this count were on the cable when it failed
+    uint8_t m_dropMask{0};   //!< priorities whose traffic this port drops (PFC watchdog)
     DataRate m_rate;
     uint64_t m_bps{0}; //!< m_rate in bit/s, read for every frame
     uint16_t m_mtu;
@@ -276,23 +286,16 @@ class RoceNetDevice : public NetDevice
     std::array<int64_t, 8> m_lastPfcRx{}; //!< time steps (not Time: nothing to mark at set-up)
 
     bool m_linkUp{true};
-    uint64_t m_arrived{0};   //!< frames the cable brought to this port (lost ones included)
-    uint64_t m_lostUntil{0}; //!< arrivals up to this count were on the cable when it failed
     uint64_t m_linkDownDrops{0};
     TracedCallback<> m_linkChangeCallbacks;
     TracedCallback<Ptr<const Packet>> m_linkDownDropTrace;
 
     uint8_t m_pfcIgnoredMask{0};
-    uint8_t m_dropMask{0}; //!< priorities whose traffic this port drops (PFC watchdog)
     DequeueHandler m_discardHandler;
     TracedCallback<Ptr<const Packet>, uint8_t> m_egressDiscardTrace;
     TracedCallback<Ptr<const Packet>, uint8_t> m_ingressDiscardTrace;
 
-    TracedCallback<Ptr<const Packet>> m_macTxTrace;     //!< frame starts transmission
-    TracedCallback<Ptr<const Packet>> m_macRxTrace;     //!< frame fully received
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;   //!< every frame sent or received
-    TracedCallback<uint8_t, uint64_t> m_egressTrace;    //!< (priority, queued bytes) on change
 };
 
 } // namespace ns3

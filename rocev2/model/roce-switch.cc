@@ -324,7 +324,7 @@ RoceSwitch::GetBounceRules() const
 void
 RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
 {
-    Ptr<RoceNetDevice> egress = m_ports[port];
+    RoceNetDevice* egress = PeekPointer(m_ports[port]);
     uint8_t code = 0;
     NS_ABORT_MSG_UNLESS(IntHop::RateCode(egress->GetDataRate().GetBitRate(), code),
                         "INT: a port of " << egress->GetDataRate().GetBitRate() / 1e9
@@ -334,7 +334,7 @@ RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
     const uint64_t txBytes =
         egress->GetTxBytes() + egress->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
     const IntHop hop =
-        IntHop::Make(Simulator::Now(), txBytes, egress->GetQueue()->GetBytes(priority), code);
+        IntHop::Make(Simulator::Now(), txBytes, egress->GetQueuedBytes(priority), code);
     // The headers before the INT header (Ethernet, tag, IPv4, UDP) go back unchanged as raw
     // bytes; only the INT header's hop slot and count differ.
     uint8_t head[18 + 20 + 8];
@@ -588,7 +588,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t out =
         hops.size() == 1 ? hops[0] : hops[PickNextHop(EcmpHash(m_seed, t), hops.size())];
     const uint32_t in = m_portOfIfIndex[inPort->GetIfIndex()];
-    Ptr<RoceNetDevice> egress = m_ports[out];
+    RoceNetDevice* egress = PeekPointer(m_ports[out]);
     // The class the packet leaves in: its ingress priority, unless Tagger retags a bounce.
     uint8_t egressPriority = priority;
     if (((m_bounceMask >> priority) & 1) && m_upPort[in] && m_upPort[out])
@@ -611,7 +611,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t size = frame->GetSize();
     SwitchMmu::Bucket bucket;
     // Ingress accounting (and so PFC toward the upstream) on the priority it arrived with.
-    switch (m_mmu->Admit(in, priority, size, egress->GetQueue()->GetBytes(egressPriority), bucket))
+    switch (m_mmu->Admit(in, priority, size, egress->GetQueuedBytes(egressPriority), bucket))
     {
     case SwitchMmu::ADMIT:
         break;
@@ -633,7 +633,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const bool ect = (m_ecnPriorities & (1u << egressPriority)) && (ecn == 1 || ecn == 2);
     if (ect && !m_markAtDequeue)
     {
-        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(egressPriority), egress->GetDataRate());
+        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate());
     }
     // HPCC: a RoCEv2 packet (UDP to 4791, IBTA Annex A17.4.2.1) announcing INT by its DSCP,
     // with an INT header of type stamp (checked from its shim: type, length, slots).
@@ -656,7 +656,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
 void
 RoceSwitch::UpdatePause(uint32_t port, uint8_t priority)
 {
-    Ptr<RoceNetDevice> dev = m_ports[port];
+    RoceNetDevice* dev = PeekPointer(m_ports[port]); // no reference count: every packet comes here
     if (!dev->IsPfcEnabled(priority))
     {
         return;
@@ -715,8 +715,8 @@ RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, u
     if (meta & 1)
     {
         // The queue the packet leaves behind, as HPCC's SwitchNotifyDequeue sees it.
-        Ptr<RoceNetDevice> egress = m_ports[port];
-        MaybeMarkCe(frame, egress->GetQueue()->GetBytes(egressPriority), egress->GetDataRate());
+        RoceNetDevice* egress = PeekPointer(m_ports[port]);
+        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate());
     }
     if (meta & 2)
     {
