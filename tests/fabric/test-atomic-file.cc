@@ -5,6 +5,8 @@
 // AtomicFile: a result file appears whole on Commit(), an old one survives every failure, and
 // no temporary is left behind; CsvWriter's files likewise.
 
+#include "temp-dir-test.h"
+
 #include "ns3/atomic-file.h"
 #include "ns3/csv-writer.h"
 #include "ns3/input-error.h"
@@ -26,32 +28,10 @@ namespace fs = std::filesystem;
 namespace
 {
 
-/** A fresh temporary directory, removed at the end of the test. */
-class FabricAtomicFile : public ::testing::Test
+/** A fresh temporary directory (TempDirTest), removed at the end of the test. */
+class FabricAtomicFile : public TempDirTest
 {
   protected:
-    void SetUp() override
-    {
-        std::string pattern = (fs::temp_directory_path() / "atomic-file-test-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-    }
-
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-
-    /** \return the whole content of \p path */
-    static std::string Slurp(const fs::path& path)
-    {
-        std::ifstream in(path);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-    }
-
     /** \return the names in the directory, sorted */
     std::vector<std::string> Names() const
     {
@@ -69,8 +49,6 @@ class FabricAtomicFile : public ::testing::Test
     {
         return (m_dir / name).string();
     }
-
-    fs::path m_dir; //!< The temporary directory.
 };
 
 } // namespace

@@ -5,6 +5,8 @@
 // RunOutput (summary.json written atomically, key convention) and CsvWriter (quoting, numbers).
 // AtomicFile itself: test-atomic-file.cc; the "interrupted" mark: test-run-interrupt.cc.
 
+#include "temp-dir-test.h"
+
 #include "ns3/input-error.h"
 #include "ns3/run-output.h"
 
@@ -23,33 +25,9 @@ namespace fs = std::filesystem;
 namespace
 {
 
-/** A fresh temporary directory, removed at the end of the test. */
-class FabricRunOutput : public ::testing::Test
+/** A fresh temporary directory (TempDirTest), removed at the end of the test. */
+class FabricRunOutput : public TempDirTest
 {
-  protected:
-    void SetUp() override
-    {
-        std::string pattern = (fs::temp_directory_path() / "fabric-test-XXXXXX").string();
-        ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-        m_dir = pattern;
-    }
-
-    void TearDown() override
-    {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-
-    /** \return the whole content of \p path */
-    static std::string Slurp(const fs::path& path)
-    {
-        std::ifstream in(path);
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-    }
-
-    fs::path m_dir; //!< The temporary directory.
 };
 
 } // namespace
