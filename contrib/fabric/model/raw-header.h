@@ -41,7 +41,8 @@ class RawHeader : public Header
     void Print(std::ostream& os) const override;
 
   private:
-    std::array<uint8_t, MAX_SIZE> m_bytes{};
+    std::array<uint8_t, MAX_SIZE>
+        m_bytes; //!< only the first m_size are meaningful (not zeroed: per frame)
     uint32_t m_size{0};
 };
 
