@@ -29,6 +29,7 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
@@ -74,6 +75,15 @@ main(int argc, char* argv[])
                              "an even number >= 2"));
     }
     const std::string fabric = fabricOpts.GetFabric();
+    const ResourceEstimate estimate = ResourceEstimate::FatTree(k);
+    fabricOpts.CheckResources(opts,
+                              ResourceEstimate(estimate).AddRanks(estimate.GetHosts()),
+                              "a smaller --k");
+    if (k > FatTreeBuilder::MAX_K)
+    {
+        opts.Fail(InputError("--k=" + std::to_string(k) + " is larger than the fat-trees built",
+                             "an even number from 2 to " + std::to_string(FatTreeBuilder::MAX_K)));
+    }
 
     RunOutput out(opts.GetOutDir());
     FabricTopology topology = FatTreeBuilder(k)

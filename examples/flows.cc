@@ -24,6 +24,7 @@
 #include "ns3/program-options.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/run-interrupt.h"
@@ -170,6 +171,52 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--samplePorts without --sample", "--sample=TIME as well, e.g. 10us"));
     }
     opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
+    // What the run will need, from counts alone: the fabric (a fat-tree's arithmetic, an HPCC
+    // file's first line) and the flows (a flow file's count, the generator's mean), refused
+    // before anything is built when it cannot fit.
+    ResourceEstimate fabricEstimate;
+    std::string remedy;
+    try
+    {
+        if (topologyPath.empty())
+        {
+            fabricEstimate = ResourceEstimate::FatTree(k);
+            remedy = "a smaller --k";
+        }
+        else if (topologyPath == "hpcc320")
+        {
+            fabricEstimate =
+                ResourceEstimate::Topology("HPCC's 320-host fat-tree", ClosBuilder().Build());
+        }
+        else
+        {
+            const HpccTopologyReader::Counts c = HpccTopologyReader::ReadCounts(topologyPath);
+            fabricEstimate = ResourceEstimate::Fabric("the topology of " + topologyPath,
+                                                      static_cast<double>(c.nodes - c.switches),
+                                                      static_cast<double>(c.switches),
+                                                      static_cast<double>(c.links));
+            remedy = "a smaller topology file";
+        }
+        if (!workload.empty())
+        {
+            FlowSizeCdf::Named(workload); // an unknown name is reported here, not after a build
+        }
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+    remedy += std::string(remedy.empty() ? "" : ", ") +
+              (workload.empty() ? "a flow file with fewer flows"
+                                : "fewer flows (a shorter --duration or a lower --load)");
+    opts.CheckResources(ResourceEstimate(fabricEstimate)
+                            .AddFlows(workload.empty() ? FlowFile::EstimateCount(flowPath) : 0),
+                        remedy);
+    if (topologyPath.empty() && k > FatTreeBuilder::MAX_K)
+    {
+        opts.Fail(InputError("--k=" + std::to_string(k) + " is larger than the fat-trees built",
+                             "an even number from 2 to " + std::to_string(FatTreeBuilder::MAX_K)));
+    }
     FabricTopology topology;
     try
     {
@@ -187,6 +234,16 @@ main(int argc, char* argv[])
     }
     const uint64_t hostRate =
         topology.GetLink(topology.GetPorts(topology.GetHosts()[0])[0]).rateBps;
+    if (!workload.empty())
+    {
+        opts.CheckResources(ResourceEstimate(fabricEstimate)
+                                .AddFlows(FlowGenerator::ExpectedFlows(FlowSizeCdf::Named(workload),
+                                                                       topology.GetNHosts(),
+                                                                       load,
+                                                                       hostRate,
+                                                                       duration)),
+                            remedy);
+    }
     std::vector<FlowSpec> flows;
     try
     {

@@ -29,6 +29,7 @@
 #include "ns3/nccl-tests-sweep.h"
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
@@ -214,6 +215,12 @@ main(int argc, char* argv[])
     const std::vector<uint64_t> sizes = ParseSizeSweep(
         std::to_string(minBytes) + ":" + std::to_string(maxBytes) + ":" + std::to_string(factor),
         "-b/-e/-f");
+
+    // Both modes build the fabric and the communicator.
+    fabricOpts.CheckResources(opts,
+                              ResourceEstimate::RailOptimized(nodes, nics, nodesPerLeaf)
+                                  .AddRanks(static_cast<double>(nodes) * gpus),
+                              "fewer --nodes or --gpus");
 
     RunOutput out(opts.GetOutDir());
     RailOptimizedBuilder builder(nodes, nics);

@@ -23,6 +23,7 @@
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-queue-pair.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/run-interrupt.h"
@@ -125,6 +126,7 @@ main(int argc, char* argv[])
         Config::SetDefault("ns3::RoceSwitch::HeadroomScale", DoubleValue(headroomScale));
     }
 
+    opts.CheckResources(ResourceEstimate::Star(senders + 1).AddFlows(senders), "fewer --senders");
     RunOutput out(opts.GetOutDir());
 
     // Senders h1..hN (hosts 0..N-1) and the receiver r (host N) on switch sw; switch port i

@@ -21,6 +21,7 @@
 #include "ns3/progress-reporter.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/rdma-communicator.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/roce-nic-device.h"
 #include "ns3/roce-switch.h"
@@ -142,6 +143,15 @@ main(int argc, char* argv[])
     {
         opts.Fail(e);
     }
+    double ranks = 0;
+    for (const CollectiveSpec& c : s.collectives)
+    {
+        ranks += static_cast<double>(c.ranks.size());
+    }
+    opts.CheckResources(ResourceEstimate::Topology("the fabric of " + config, s.topology)
+                            .AddFlows(static_cast<double>(s.flows.size()))
+                            .AddRanks(ranks),
+                        "a smaller fabric or fewer flows in " + config);
     for (const auto& [name, value] : s.attributes)
     {
         // Check the value as the command line does: ns-3's own parsers abort on a malformed

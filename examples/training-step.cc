@@ -24,6 +24,7 @@
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/rdma-cc-helper.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/step-collective-timer.h"
@@ -182,7 +183,6 @@ main(int argc, char* argv[])
         opts.Fail(InputError("--sample=" + std::to_string(sample) + " is too small", "e.g. 64MiB"));
     }
 
-    RunOutput out(opts.GetOutDir());
     // The VL buffer and HPCC's base RTT of a two-node rail: every simulated group has the
     // same links.
     fabricOpts.Configure(opts,
@@ -208,6 +208,20 @@ main(int argc, char* argv[])
         workload.empty() ? TransformerStepBuilder::ModelFlops(step) : replay.modelFlops;
     const uint32_t mfuGpus = workload.empty() || replay.gpus == 0 ? gpus : replay.gpus;
     const uint32_t m = TransformerStepBuilder::MicroBatches(step);
+    if (mode == "packet")
+    {
+        // One group at a time is simulated, on each fabric: each must fit.
+        for (const StepGraph::Communicator& c : graph.GetCommunicators())
+        {
+            if (c.nRanks >= 2)
+            {
+                fabricOpts.CheckResources(opts,
+                                          StepCollectiveTimer::Estimate(c, gpusPerNode),
+                                          "fewer --gpus or --mode=analytical");
+            }
+        }
+    }
+    RunOutput out(opts.GetOutDir());
 
     if (!workload.empty())
     {

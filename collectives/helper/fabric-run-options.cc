@@ -95,6 +95,17 @@ FabricRunOptions::GetCc() const
 }
 
 void
+FabricRunOptions::CheckResources(const ProgramOptions& opts,
+                                 ResourceEstimate estimate,
+                                 const std::string& remedy) const
+{
+    for (const std::string& fabric : m_fabrics)
+    {
+        opts.CheckResources(estimate.SetFabric(fabric), remedy);
+    }
+}
+
+void
 FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& topology)
 {
     if (std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end())

@@ -13,6 +13,7 @@
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/run-output.h"
 
 #include <memory>
@@ -59,6 +60,16 @@ class FabricRunOptions
     const std::vector<std::string>& GetFabrics() const;
     const RdmaCcHelper& GetCc() const;
 
+    /**
+     * End the program (one line, exit 2) when the run cannot fit the memory limit
+     * (ProgramOptions::CheckResources) on any fabric of --fabric; call it before building.
+     * \param opts the parsed options
+     * \param estimate the fabric's counts and the run's ranks (its fabric is set here)
+     * \param remedy what to ask for instead, e.g. "a smaller --k"
+     */
+    void CheckResources(const ProgramOptions& opts,
+                        ResourceEstimate estimate,
+                        const std::string& remedy) const;
     /// Set the fabric up for this topology, before it is built (InfiniBand's part when any
     /// fabric of the list is InfiniBand).
     void Configure(const ProgramOptions& opts, const FabricTopology& topology);

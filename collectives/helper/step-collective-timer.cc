@@ -95,6 +95,18 @@ StepCollectiveTimer::Seconds(const StepGraph::Communicator& comm, CollectiveOp o
     return e.seconds;
 }
 
+ResourceEstimate
+StepCollectiveTimer::Estimate(const StepGraph::Communicator& comm, uint32_t gpusPerNode)
+{
+    const auto [nodes, gpus] = Placement(comm, gpusPerNode);
+    // RailOptimizedBuilder's defaults, as Simulate() builds it: 32 nodes per leaf.
+    return ResourceEstimate::RailOptimized(nodes, gpus, 32)
+        .SetWhat("the " + comm.name + " group's rail-optimised fabric (" +
+                 ResourceEstimate::FormatCount(nodes) + (nodes == 1 ? " node x " : " nodes x ") +
+                 ResourceEstimate::FormatCount(gpus) + (gpus == 1 ? " NIC)" : " NICs)"))
+        .AddRanks(comm.nRanks);
+}
+
 double
 StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
                               CollectiveOp op,

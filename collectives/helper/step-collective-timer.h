@@ -8,6 +8,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nccl-tuner.h"
 #include "ns3/nstime.h"
+#include "ns3/resource-estimate.h"
 #include "ns3/step-graph.h"
 
 #include <cstdint>
@@ -88,6 +89,15 @@ class StepCollectiveTimer
 
     /// StepExecutor's timer. \throw Interrupted after SIGINT or SIGTERM (see Interrupted)
     double Seconds(const StepGraph::Communicator& comm, CollectiveOp op, uint64_t bytes);
+
+    /**
+     * What simulating one of this communicator's collectives packet by packet needs: the
+     * rail-optimised fabric of its nodes and its ranks (ResourceEstimate; the fabric is the
+     * caller's to set). Groups are simulated one at a time, so a step needs the largest.
+     * \param comm the communicator
+     * \param gpusPerNode GPUs per node of the cluster
+     */
+    static ResourceEstimate Estimate(const StepGraph::Communicator& comm, uint32_t gpusPerNode);
 
     const std::vector<Entry>& GetEntries() const;
     /// The entries as summary.json rows, with algbw and busbw.

@@ -226,7 +226,8 @@ TEST(FabricProgramOptions, GoodCommandLineIsApplied)
     EXPECT_EQ(j["rate"], "25G");
     EXPECT_EQ(j["ns3"]["ns3::UniformRandomVariable::Max"], "2");
     EXPECT_EQ(j["ns3"]["RngRun"], "3");
-    EXPECT_EQ(j.size(), 15U); // 5 shared + 9 program options + "ns3"
+    EXPECT_EQ(j["maxMemory"], "available"); // not given: the machine's available memory
+    EXPECT_EQ(j.size(), 16U);               // 6 shared + 9 program options + "ns3"
 
     Config::Reset();
     RngSeedManager::SetSeed(1);

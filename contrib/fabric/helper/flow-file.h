@@ -51,6 +51,19 @@ class FlowFile
     static std::vector<FlowSpec> Read(const std::string& path,
                                       uint32_t nHosts,
                                       const FabricTopology* nodeIds = nullptr);
+
+    /**
+     * \brief How many flows the file holds, without reading it all, so that a file too large to
+     * run is refused before its flows are read (ResourceEstimate).
+     *
+     * The HPCC format declares the count on its first line. Ours is estimated from the file's
+     * size and the mean length of the flow lines in its first 64 KiB.
+     *
+     * \param path the file
+     * \return the count (an estimate for our format); 0 if the file cannot be read or has no
+     * flow in its first 64 KiB (Read() then reports what is wrong)
+     */
+    static double EstimateCount(const std::string& path);
 };
 
 } // namespace ns3

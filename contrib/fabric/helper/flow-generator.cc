@@ -125,4 +125,15 @@ FlowGenerator::Generate(const FlowSizeCdf& cdf,
     return flows;
 }
 
+double
+FlowGenerator::ExpectedFlows(const FlowSizeCdf& cdf,
+                             uint32_t nHosts,
+                             double load,
+                             uint64_t linkBps,
+                             Time duration)
+{
+    const double meanGap = cdf.Mean() * 8 / (static_cast<double>(linkBps) * load);
+    return nHosts * duration.GetSeconds() / meanGap;
+}
+
 } // namespace ns3

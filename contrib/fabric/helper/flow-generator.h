@@ -67,6 +67,19 @@ class FlowGenerator
                                           Time duration,
                                           uint8_t priority = 3,
                                           int64_t stream = 1000);
+
+    /**
+     * \brief The number of flows Generate() gives on average with these parameters, computed
+     * without generating them (for ResourceEstimate: 10^9 flows must be refused, not drawn).
+     * \param cdf flow sizes \param nHosts hosts \param load offered load per host link
+     * \param linkBps host link rate \param duration arrivals from 0 to this time
+     * \return hosts x duration / mean gap
+     */
+    static double ExpectedFlows(const FlowSizeCdf& cdf,
+                                uint32_t nHosts,
+                                double load,
+                                uint64_t linkBps,
+                                Time duration);
 };
 
 } // namespace ns3

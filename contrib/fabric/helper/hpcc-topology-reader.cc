@@ -43,6 +43,32 @@ NextFields(std::ifstream& in, uint32_t& lineNo, std::vector<std::string>& f)
 
 } // namespace
 
+HpccTopologyReader::Counts
+HpccTopologyReader::ReadCounts(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw InputError("cannot read topology file " + path, "a readable file");
+    }
+    uint32_t lineNo = 0;
+    std::vector<std::string> f;
+    try
+    {
+        if (!NextFields(in, lineNo, f) || f.size() != 3)
+        {
+            throw InputError("a first line of " + std::to_string(f.size()) + " fields",
+                             "'N S L': nodes, switches, links");
+        }
+        const uint64_t n = ParseUnsigned(f[0], 1000000);
+        return {n, ParseUnsigned(f[1], n), ParseUnsigned(f[2], 100000000)};
+    }
+    catch (const InputError& e)
+    {
+        throw e.WithContext(path + ":" + std::to_string(lineNo));
+    }
+}
+
 FabricTopology
 HpccTopologyReader::Read(const std::string& path)
 {

@@ -6,6 +6,7 @@
 
 #include "ns3/fabric-topology.h"
 
+#include <cstdint>
 #include <string>
 
 namespace ns3
@@ -30,6 +31,23 @@ class HpccTopologyReader
 {
   public:
     static FabricTopology Read(const std::string& path);
+
+    /** The counts a file's first line declares. */
+    struct Counts
+    {
+        uint64_t nodes;    //!< N: hosts and switches.
+        uint64_t switches; //!< S.
+        uint64_t links;    //!< L.
+    };
+
+    /**
+     * \brief Read only the first line, so that a fabric too large to build is refused before
+     * its links are read (ResourceEstimate).
+     * \param path the file
+     * \return the counts the first line declares
+     * \throw InputError as Read() does when the first line is wrong or the file unreadable
+     */
+    static Counts ReadCounts(const std::string& path);
 };
 
 } // namespace ns3

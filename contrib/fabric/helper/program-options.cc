@@ -251,6 +251,18 @@ ProgramOptions::ProgramOptions(const std::string& program, const std::string& de
              m_stopText = v;
          },
          [this]() { return nlohmann::json(m_stopText); }});
+    Add({"maxMemory",
+         "refuse a run estimated to need more memory than this, e.g. 16GiB, before building it "
+         "(default: the memory this machine has available; 0 or unlimited: no check)",
+         "available",
+         false,
+         [this](const std::string& v) {
+             m_maxMemory = ResourceEstimate::ParseLimit(v);
+             m_maxMemoryText = v;
+         },
+         [this]() {
+             return nlohmann::json(m_maxMemoryText.empty() ? "available" : m_maxMemoryText);
+         }});
 }
 
 void
@@ -693,6 +705,32 @@ ProgramOptions::RequireFabric(const std::vector<std::string>& fabrics, const std
             Fail(InputError("--fabric=" + f + " is not available in " + GetProgram(),
                             JoinOr(fabrics) + " (" + why + ")"));
         }
+    }
+}
+
+uint64_t
+ProgramOptions::GetMemoryLimit() const
+{
+    return m_maxMemoryText.empty() ? ResourceEstimate::GetAvailableMemory() : m_maxMemory;
+}
+
+void
+ProgramOptions::CheckResources(const ResourceEstimate& estimate, const std::string& remedy) const
+{
+    const uint64_t limit = GetMemoryLimit();
+    NS_LOG_FUNCTION(this << estimate.GetBytes() << limit);
+    const std::string limitText =
+        m_maxMemoryText.empty()
+            ? "the " + ResourceEstimate::FormatBytes(static_cast<double>(limit)) +
+                  " this machine has available"
+            : "--maxMemory=" + m_maxMemoryText;
+    try
+    {
+        estimate.Check(limit, limitText, remedy);
+    }
+    catch (const InputError& e)
+    {
+        Fail(e);
     }
 }
 

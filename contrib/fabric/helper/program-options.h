@@ -6,6 +6,7 @@
 #define PROGRAM_OPTIONS_H
 
 #include "input-error.h"
+#include "resource-estimate.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -40,9 +41,10 @@ namespace ns3
  * (marked "interrupted") and ends with RunInterrupt::GetExitCode().
  *
  * Shared options (shared/USERS.md): --out=DIR, --seed=N, --fabric=roce|ib|tcp, --pcap=DIR,
- * --stop=TIME. Program options are bound to the caller's variables, whose values at AddValue()
- * time are the defaults shown by --help; the variables must outlive Parse() and
- * OptionsAsJson(). Values may follow their option after '=' or as the next argument
+ * --stop=TIME, and --maxMemory=SIZE, the limit CheckResources() holds requests to. Program options
+ * are bound to the caller's variables, whose values at AddValue() time are the defaults shown by
+ * --help; the variables must outlive Parse() and OptionsAsJson(). Values may follow their option
+ * after '=' or as the next argument
  * ("--size 64MiB", "-b 8"); a boolean option alone ("--verbose") means true.
  */
 class ProgramOptions
@@ -162,6 +164,19 @@ class ProgramOptions
     void RequireFabric(const std::vector<std::string>& fabrics, const std::string& why) const;
 
     /**
+     * \return the memory a run may use: --maxMemory if given (0: no limit), else what this
+     * machine has available now (ResourceEstimate::GetAvailableMemory())
+     */
+    uint64_t GetMemoryLimit() const;
+    /**
+     * \brief End the program (one line, exit 2) if the estimate exceeds GetMemoryLimit(); call
+     * it before building what was estimated.
+     * \param estimate what the run will need
+     * \param remedy what the user could ask for instead, e.g. "a smaller --k"
+     */
+    void CheckResources(const ResourceEstimate& estimate, const std::string& remedy) const;
+
+    /**
      * \brief Report a user mistake found after parsing (a file, a topology) and exit(2).
      * \param error the mistake
      */
@@ -198,6 +213,8 @@ class ProgramOptions
     std::string m_pcapDir;             //!< --pcap.
     Time m_stop;                       //!< --stop.
     std::string m_stopText;            //!< --stop as written.
+    uint64_t m_maxMemory{0};           //!< --maxMemory in bytes; 0: no limit.
+    std::string m_maxMemoryText;       //!< --maxMemory as written; empty: not given.
     nlohmann::json m_ns3Args;          //!< ns-3 attributes and globals given.
     std::set<std::string> m_given;     //!< Program options the command line gave.
 };
