@@ -337,3 +337,24 @@ function(ns3_write_targets_file)
       "{\n  \"profile\": \"${NS3_PROFILE}\",\n  \"executables\": {\n${exec_json}\n  },\n  \"libraries\": {\n${lib_json}\n  }\n}\n"
   )
 endfunction()
+
+# In a sanitizer build (NS3_SANITIZE), multiply the TIMEOUT of every test defined in
+# the calling directory by NS3_SANITIZE_TIMEOUT_SCALE and hand the factor to the test
+# as NS3_TEST_TIMEOUT_SCALE (the tests/cli and validation scripts scale their own
+# wall-time limits by it). Call at the end of a CMakeLists.txt that adds tests
+# (set_tests_properties only reaches the current directory's tests before CMake 3.28).
+function(ns3_scale_test_timeouts)
+  if(NOT NS3_SANITIZE)
+    return()
+  endif()
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test ${tests})
+    get_test_property(${test} TIMEOUT timeout)
+    if(timeout)
+      math(EXPR timeout "${timeout} * ${NS3_SANITIZE_TIMEOUT_SCALE}")
+      set_tests_properties(${test} PROPERTIES TIMEOUT ${timeout})
+    endif()
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+                 "NS3_TEST_TIMEOUT_SCALE=${NS3_SANITIZE_TIMEOUT_SCALE}")
+  endforeach()
+endfunction()

@@ -8,6 +8,10 @@ import subprocess
 import sys
 import time
 
+# Wall-time limits are multiplied by this: a sanitizer build runs the programs many times
+# slower, and its CTest sets NS3_TEST_TIMEOUT_SCALE (cmake/build-lib.cmake).
+TIMEOUT_SCALE = float(os.environ.get("NS3_TEST_TIMEOUT_SCALE", "1"))
+
 
 def start(usage):
     """The script's WORKDIR and PROGRAM arguments (exit with USAGE without them), WORKDIR
@@ -25,7 +29,7 @@ def run(binary, workdir, name, args, timeout=900):
     out = os.path.join(workdir, name)
     cmd = [binary, *args, f"--out={out}"]
     start = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * TIMEOUT_SCALE)
     wall = time.time() - start
     if p.returncode != 0:
         print(p.stdout, p.stderr)

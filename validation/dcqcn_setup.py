@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+from checks import TIMEOUT_SCALE
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 STOP = 0.2                 # s: both runs end here
@@ -60,7 +62,7 @@ def run_simulator(program, out, seed, dequeue, stop):
     cmd = [program, f"--out={out}", f"--seed={seed}", f"--stop={stop * 1000:g}ms"] + SIM_ARGS
     cmd.append(f"--ns3::RoceSwitch::EcnMarkAtDequeue={'true' if dequeue else 'false'}")
     print("$ " + " ".join(cmd), flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120 * TIMEOUT_SCALE)
     print(p.stdout)
     if p.returncode != 0:
         fail(f"flows exited {p.returncode}: {p.stderr.strip()}")

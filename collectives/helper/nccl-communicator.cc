@@ -98,7 +98,20 @@ NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
     }
 }
 
-NcclCommunicator::~NcclCommunicator() = default;
+NcclCommunicator::~NcclCommunicator()
+{
+    // The switches belong to no node, so nothing else disposes of them, and a run stopped
+    // with transfers in flight leaves their callbacks in the switch's streams, holding the
+    // NVLink connections, which hold the switch: a reference cycle that leaked every switch
+    // (LeakSanitizer, training-step). Disposing of a switch drops its streams.
+    for (const Ptr<NvSwitch>& s : m_switches)
+    {
+        if (s)
+        {
+            s->Dispose();
+        }
+    }
+}
 
 uint32_t
 NcclCommunicator::DefaultChannels(const GpuLayout& layout)

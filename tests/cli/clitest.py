@@ -6,6 +6,10 @@ import shutil
 import subprocess
 import sys
 
+# Wall-time limits are multiplied by this: a sanitizer build runs the programs many times
+# slower, and its CTest sets NS3_TEST_TIMEOUT_SCALE (cmake/build-lib.cmake).
+TIMEOUT_SCALE = float(os.environ.get("NS3_TEST_TIMEOUT_SCALE", "1"))
+
 
 def fail(message):
     print(f"FAIL: {message}", file=sys.stderr)
@@ -20,8 +24,10 @@ def fresh_dir(path):
 
 
 def run(binary, args, cwd, timeout):
-    """Runs the program; returns the CompletedProcess. A hang is a failure."""
+    """Runs the program; returns the CompletedProcess. A hang (TIMEOUT seconds, times
+    TIMEOUT_SCALE) is a failure."""
     cmd = [binary, *args]
+    timeout *= TIMEOUT_SCALE
     print("$ " + " ".join(cmd), flush=True)
     try:
         return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)

@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 
+import clitest
+
 
 def main():
     work, program, flowfile, nflows = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -18,7 +20,8 @@ def main():
     os.makedirs(work)
     out = os.path.join(work, "out")
     proc = subprocess.run([program, "--flows=" + flowfile, "--out=" + out] + sys.argv[5:],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60 * clitest.TIMEOUT_SCALE)
     if proc.returncode != 0:
         sys.exit(f"flows exited {proc.returncode}: {proc.stderr}")
     summary = json.load(open(os.path.join(out, "summary.json")))

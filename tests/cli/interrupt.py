@@ -22,10 +22,10 @@ import time
 import clitest
 
 # The wall time to wait for the progress line; a debug build builds a k=8 fat-tree slowly.
-START_TIMEOUT = 60
+START_TIMEOUT = 60 * clitest.TIMEOUT_SCALE
 # The wall time from the signal to the exit: the next progress tick (about a second at most),
 # then the outputs.
-STOP_TIMEOUT = 20
+STOP_TIMEOUT = 20 * clitest.TIMEOUT_SCALE
 
 
 def default_signals():

@@ -136,8 +136,11 @@ struct LineFabric
         fabric.Build(topo, routes);
         fabric.GetSwitch(1)->SetAttribute("IntEnabled", BooleanValue(s1Stamps));
 
-        auto watch = [](Ptr<RoceNetDevice> port, uint8_t code, std::map<uint32_t, Seen>& into) {
-            port->TraceConnectWithoutContext(
+        auto watch = [](Ptr<RoceNetDevice> dev, uint8_t code, std::map<uint32_t, Seen>& into) {
+            // A raw pointer: a Ptr in the port's own trace would keep the port alive for ever
+            // (a reference cycle, which LeakSanitizer reported).
+            RoceNetDevice* port = PeekPointer(dev);
+            dev->TraceConnectWithoutContext(
                 "MacTx",
                 Callback<void, Ptr<const Packet>>([port, code, &into](Ptr<const Packet> f) {
                     // MacTx fires after the dequeue handler stamped the frame and after the
