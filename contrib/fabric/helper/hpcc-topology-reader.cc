@@ -20,7 +20,7 @@ namespace
 
 /// The next non-empty line split into fields; false at the end of the file.
 bool
-NextFields(std::ifstream& in, uint32_t& lineNo, std::vector<std::string>& f)
+NextFields(std::istream& in, uint32_t& lineNo, std::vector<std::string>& f)
 {
     std::string line;
     while (std::getline(in, line))
@@ -44,6 +44,18 @@ NextFields(std::ifstream& in, uint32_t& lineNo, std::vector<std::string>& f)
 } // namespace
 
 HpccTopologyReader::Counts
+HpccTopologyReader::ReadFirstLine(std::istream& in, uint32_t& lineNo, std::vector<std::string>& f)
+{
+    if (!NextFields(in, lineNo, f) || f.size() != 3)
+    {
+        throw InputError("a first line of " + std::to_string(f.size()) + " fields",
+                         "'N S L': nodes, switches, links");
+    }
+    const uint64_t n = ParseUnsigned(f[0], 1000000);
+    return {n, ParseUnsigned(f[1], n), ParseUnsigned(f[2], 100000000)};
+}
+
+HpccTopologyReader::Counts
 HpccTopologyReader::ReadCounts(const std::string& path)
 {
     std::ifstream in(path);
@@ -55,13 +67,7 @@ HpccTopologyReader::ReadCounts(const std::string& path)
     std::vector<std::string> f;
     try
     {
-        if (!NextFields(in, lineNo, f) || f.size() != 3)
-        {
-            throw InputError("a first line of " + std::to_string(f.size()) + " fields",
-                             "'N S L': nodes, switches, links");
-        }
-        const uint64_t n = ParseUnsigned(f[0], 1000000);
-        return {n, ParseUnsigned(f[1], n), ParseUnsigned(f[2], 100000000)};
+        return ReadFirstLine(in, lineNo, f);
     }
     catch (const InputError& e)
     {
@@ -81,14 +87,10 @@ HpccTopologyReader::Read(const std::string& path)
     std::vector<std::string> f;
     try
     {
-        if (!NextFields(in, lineNo, f) || f.size() != 3)
-        {
-            throw InputError("a first line of " + std::to_string(f.size()) + " fields",
-                             "'N S L': nodes, switches, links");
-        }
-        const uint64_t n = ParseUnsigned(f[0], 1000000);
-        const uint64_t s = ParseUnsigned(f[1], n);
-        const uint64_t l = ParseUnsigned(f[2], 100000000);
+        const Counts counts = ReadFirstLine(in, lineNo, f);
+        const uint64_t n = counts.nodes;
+        const uint64_t s = counts.switches;
+        const uint64_t l = counts.links;
         if (!NextFields(in, lineNo, f) || f.size() != s)
         {
             throw InputError(std::to_string(f.size()) + " switch ids",

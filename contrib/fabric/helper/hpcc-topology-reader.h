@@ -7,7 +7,9 @@
 #include "ns3/fabric-topology.h"
 
 #include <cstdint>
+#include <istream>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -48,6 +50,10 @@ class HpccTopologyReader
      * \throw InputError as Read() does when the first line is wrong or the file unreadable
      */
     static Counts ReadCounts(const std::string& path);
+
+  private:
+    /// The first line, "N S L" (lineNo and f as the reader's line reader leaves them).
+    static Counts ReadFirstLine(std::istream& in, uint32_t& lineNo, std::vector<std::string>& f);
 };
 
 } // namespace ns3

@@ -54,18 +54,13 @@ class Wakeup
     /// Call Method at `at` (now or later), in the current context, instead of any pending call.
     void ScheduleAt(Time at)
     {
-        ++m_slot->generation;
-        m_slot->pending = true;
-        m_at = at;
-        Simulator::ScheduleWithContext(Simulator::GetContext(),
-                                       at - Simulator::Now(),
-                                       new Event(m_slot, m_slot->generation));
+        Arm(at, at - Simulator::Now());
     }
 
     /// Call Method after `delay`, instead of any pending call.
     void Schedule(Time delay)
     {
-        ScheduleAt(Simulator::Now() + delay);
+        Arm(Simulator::Now() + delay, delay);
     }
 
     /// No call (the pending one, if any, does nothing when its time comes).
@@ -87,6 +82,17 @@ class Wakeup
     }
 
   private:
+    /// Schedule the call at `at`, which is `delay` from now (one clock read per schedule).
+    void Arm(Time at, Time delay)
+    {
+        ++m_slot->generation;
+        m_slot->pending = true;
+        m_at = at;
+        Simulator::ScheduleWithContext(Simulator::GetContext(),
+                                       delay,
+                                       new Event(m_slot, m_slot->generation));
+    }
+
     /// What the events share with their Wakeup: they may outlive it in the simulator's list.
     struct Slot : public SimpleRefCount<Slot>
     {
