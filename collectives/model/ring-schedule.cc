@@ -7,7 +7,6 @@
 #include "ns3/log.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace ns3
 {
@@ -53,9 +52,6 @@ RingSchedule::RingSchedule(CollectiveOp op,
     NS_ABORT_MSG_IF(bytes == 0, CollectiveOpName(op) << " of 0 bytes");
     NS_ABORT_MSG_IF(chunkBytes < ALIGN || slicesPerChunk == 0, "bad chunking");
     NS_ABORT_MSG_IF(root >= nRanks, "root " << root << " of " << nRanks << " ranks");
-    m_order.resize(nRanks);
-    std::iota(m_order.begin(), m_order.end(), 0);
-    m_position = m_order;
     UpdateLoops();
 }
 
@@ -80,8 +76,9 @@ RingSchedule::SetRingOrder(const std::vector<uint32_t>& order)
                         "ring order is not a permutation of the ranks");
         position[order[p]] = p;
     }
-    m_order = order;
-    m_position = position;
+    const bool identity = std::is_sorted(order.begin(), order.end());
+    m_order = identity ? std::vector<uint32_t>() : order;
+    m_position = identity ? std::vector<uint32_t>() : position;
 }
 
 void
@@ -149,19 +146,26 @@ RingSchedule::GetNSegments() const
 uint32_t
 RingSchedule::GetPosition(uint32_t rank) const
 {
-    return m_position.at(rank);
+    NS_ABORT_MSG_IF(rank >= m_n, "rank " << rank << " of " << m_n << " ranks");
+    return m_position.empty() ? rank : m_position[rank];
+}
+
+uint32_t
+RingSchedule::RankAt(uint32_t position) const
+{
+    return m_order.empty() ? position : m_order[position];
 }
 
 uint32_t
 RingSchedule::GetNextRank(uint32_t rank) const
 {
-    return m_order[(GetPosition(rank) + 1) % m_n];
+    return RankAt((GetPosition(rank) + 1) % m_n);
 }
 
 uint32_t
 RingSchedule::GetPrevRank(uint32_t rank) const
 {
-    return m_order[(GetPosition(rank) + m_n - 1) % m_n];
+    return RankAt((GetPosition(rank) + m_n - 1) % m_n);
 }
 
 bool
@@ -243,7 +247,7 @@ RingSchedule::GetSegmentOffset(uint32_t loop, uint32_t segment) const
     case CollectiveOp::ALL_GATHER:
     case CollectiveOp::REDUCE_SCATTER:
         // Segment g is the block of the rank at ring position g (NCCL: rankDest * count).
-        return static_cast<uint64_t>(m_order[segment]) * m_bytes + loopStart;
+        return static_cast<uint64_t>(RankAt(segment)) * m_bytes + loopStart;
     default:
         return loopStart;
     }
@@ -402,7 +406,7 @@ RingSchedule::AppendTo(CollectiveSchedule& schedule, uint32_t channel) const
         {
             for (uint32_t p = 0; p < m_n; ++p)
             {
-                const uint32_t rank = m_order[p];
+                const uint32_t rank = RankAt(p);
                 if (!SendsAt(rank, step))
                 {
                     continue;

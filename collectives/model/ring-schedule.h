@@ -137,8 +137,12 @@ class RingSchedule
     uint32_t m_root;
     uint64_t m_partOffset{0};
     uint64_t m_partBytes;
-    std::vector<uint32_t> m_order;    //!< position -> rank
-    std::vector<uint32_t> m_position; //!< rank -> position
+    uint32_t RankAt(uint32_t position) const;
+
+    // Empty for the identity order: every rank's app holds a copy of its schedule, and a table
+    // of all ranks in each would grow with ranks x ranks (issue 9).
+    std::vector<uint32_t> m_order;    //!< position -> rank, or empty for the identity
+    std::vector<uint32_t> m_position; //!< rank -> position, or empty for the identity
     uint32_t m_loops{0};
 };
 

@@ -11,11 +11,11 @@
 #include "ns3/mac16-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
+#include "ns3/ring-queue.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wakeup.h"
 
 #include <array>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -207,7 +207,7 @@ class IbNetDevice : public NetDevice
 
     struct Vl
     {
-        std::deque<Entry> queue;
+        RingQueue<Entry> queue;
         uint64_t queuedBytes{0};
         uint16_t fctbs{0};      //!< transmitter: blocks sent, mod 4096
         uint16_t fccl{0};       //!< transmitter: the peer's last limit

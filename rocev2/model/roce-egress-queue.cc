@@ -205,7 +205,7 @@ RoceEgressQueue::ForEach(uint8_t priority,
 uint32_t
 RoceEgressQueue::Flush(uint8_t priority, const std::function<void(Ptr<Packet>, uint32_t)>& discard)
 {
-    std::deque<Entry> frames;
+    RingQueue<Entry> frames;
     frames.swap(m_queues[priority]);
     m_totalBytes -= m_bytes[priority];
     m_bytes[priority] = 0;

@@ -6,9 +6,9 @@
 
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/ring-queue.h"
 
 #include <array>
-#include <deque>
 #include <functional>
 
 namespace ns3
@@ -81,7 +81,7 @@ class RoceEgressQueue : public Object
         uint32_t meta;
     };
 
-    std::array<std::deque<Entry>, N_PRIORITIES> m_queues;
+    std::array<RingQueue<Entry>, N_PRIORITIES> m_queues;
     std::array<uint64_t, N_PRIORITIES> m_bytes{};
     std::array<uint64_t, N_PRIORITIES> m_dequeued{};
     std::array<uint32_t, N_PRIORITIES> m_weights{};

@@ -12,11 +12,11 @@
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
+#include "ns3/ring-queue.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wakeup.h"
 
 #include <array>
-#include <deque>
 
 namespace ns3
 {
@@ -269,7 +269,7 @@ class RoceNetDevice : public NetDevice
     std::array<uint8_t, 64> m_dscpToPriority;
     uint8_t m_intDscpBit;
     std::string m_dscpOverrides;
-    std::deque<Ptr<Packet>> m_controlQueue; //!< MAC Control frames, sent before any class
+    RingQueue<Ptr<Packet>> m_controlQueue; //!< MAC Control frames, sent before any class
     uint8_t m_pfcEnabled;
     uint16_t m_pauseQuanta;
     double m_refreshFraction;

@@ -26,76 +26,70 @@ namespace
 {
 
 /**
- * Per-object costs of one fabric, in bytes of peak RSS. Measured with /usr/bin/time -v on
- * 2026-12-03 (release build, Debian ns-3.37, 2 vCPU EPYC, 24 GiB): fits of the runs listed in
- * bench/README.md, "Memory estimate", next to each figure.
+ * Per-object costs of one fabric, in bytes of peak RSS. Measured with /usr/bin/time on
+ * 2026-12-03 after the route tables became runs and the queues RingQueues (issue 9; release
+ * build, Debian ns-3.37, 2 vCPU EPYC, 24 GiB): fits of the runs listed in bench/README.md,
+ * "Memory estimate", next to each figure.
  */
 struct Costs
 {
-    double host;        //!< A host: node, NIC/HCA, RDMA engine, IP stack, its cable.
-    double switchPort;  //!< A switch port: device, queues, its share of MMU and channel.
-    double switchNode;  //!< A switch beyond its ports.
-    double route;       //!< One (node, destination host) pair of the route tables.
-    double switchRoute; //!< One (switch, destination host) pair of the switch's own tables.
-    double rank;        //!< A collective rank: communicator state and its queue pairs.
-    double rankHost;    //!< One (rank, host) pair: what a rank holds per host of the fabric.
+    double host;       //!< A host: node, NIC/HCA, RDMA engine, IP stack, its cable.
+    double switchPort; //!< A switch port: device, queues, its share of MMU and channel.
+    double switchNode; //!< A switch beyond its ports.
+    double route;      //!< One (switch, destination host) pair of the switch's own tables.
+    double rank;       //!< A collective rank: communicator state and its queue pairs.
 };
 
-/// The program with ns-3's libraries and nothing built: the intercept of the star fit (18.8
-/// MiB) and of the mesh fit (19.0 MiB).
+/// The program with ns-3's libraries and nothing built: the intercept of the mesh fit.
 constexpr double BASE_BYTES = 19.0 * 1024 * 1024;
+
+/// What a program with collective ranks holds once, beyond a fabric (the intercept of the
+/// ranks' fit below): 1.72 MiB.
+constexpr double RANKS_BASE_BYTES = 1.72 * 1024 * 1024;
 
 /// RoCEv2 (and TCP, which runs on the same Ethernet devices and IP stack).
 constexpr Costs ROCE{
     // Stars of 1024, 2048 and 4096 hosts on one switch (`flows --topology=<HPCC star file>`
-    // with one flow): 59.0, 107.2, 227.6 MiB fit base + 37,122 B x hosts + 3.99 B x nodes x
-    // hosts; the linear term less the host's switch port (below) and its two 4-byte route
-    // entries is the host.
-    25164,
-    // Full meshes of 16, 32, 48 and 64 switches with two hosts (`flows`, as the star): 21.8,
-    // 30.3, 44.7, 65.0 MiB fit base + 11,950 B x switch ports (residuals under 0.05 MiB).
-    11950,
-    // The same fit with a per-switch term gives -2.9 KB, nothing measurable: a switch is its
-    // ports.
+    // with one flow): 43.3, 68.0, 117.3 MiB, a line of 24,650 B per host (no quadratic term
+    // left: -0.02 B x hosts^2); less the host's switch port (below) that is the host.
+    18732,
+    // Full meshes of 16, 32, 48 and 64 switches with two hosts (`flows`, as the star): 20.4,
+    // 24.4, 31.8, 41.8 MiB fit base + 5,918 B x switch ports (residuals under 0.25 MiB).
+    5918,
+    // A per-switch term is not measurable: a switch is its ports.
     0,
-    // The star's quadratic term (3.99 B): EcmpRouteTable's uint32 group id per node and
-    // destination host.
-    4,
-    // RoceSwitch's own uint32 group per destination host (code; under the stars' noise).
+    // RoceSwitch's uint32 group per destination host (code). EcmpRouteTable keeps runs of
+    // hosts that share a group, a few dozen per node in a fat-tree: not counted.
     4,
     // `fattree-allreduce --k=K --stop=1ns` less `flows --k=K` with one flow (the same fabric
-    // without ranks), per rank: 17,276 B at k=16 and 73,202 B at k=32, i.e. 9,287 B plus
-    // 7.8 B per host of the fabric (the line through both; k=24 measured 35,566 B, the line
-    // gives 36,251 B).
-    9287,
-    7.8,
+    // without ranks): 2.42, 7.74, 21.74, 49.90 MiB at k = 8, 16, 24, 32; the line through
+    // k=16 and 32 is 1.72 MiB + 6,168 B per rank (k=8 and 24 off by 0.05 and 0.31 MiB).
+    6168,
 };
 
 /// InfiniBand.
 constexpr Costs IB{
-    // `fattree-allreduce --fabric=ib --k=16 --stop=1ns` (75.8 MiB) less the base, the routes
-    // and the ranks below leaves 33,950 B per host with its five switch ports (k=8: 38.2 KB,
-    // k=24: 35.1 KB, k=32: 35.5 KB). Split between host and port as on RoCEv2 (a host 30 %
-    // of that sum): not measured separately, as no program builds an InfiniBand star.
-    10060,
-    4778,
+    // `fattree-allreduce --fabric=ib --k=K --stop=1ns` (53.9 MiB at k=16, 335.1 MiB at k=32)
+    // less the base, the routes and the ranks below leaves 27,934 B (k=16) and 27,890 B
+    // (k=32) per host with its five switch ports. Split between host and port as on RoCEv2 (a
+    // host 30 % of that sum): not measured separately, as no program builds an InfiniBand star.
+    8370,
+    3906,
     0,
-    // EcmpRouteTable, as on RoCEv2 (FabricInstance computes it for both fabrics).
-    4,
     // Per switch and destination: IbRouting's uint16 LFT and uint8 hop count, and IbSwitch's
     // uint16 LFT (code).
     5,
     // The RDMA engines, queue pairs and collective apps are the fabric-independent parts of a
-    // rank: RoCEv2's figures.
-    9287,
-    7.8,
+    // rank: RoCEv2's figure.
+    6168,
 };
 
 /// A flow: its FlowSpec, FlowRecord, sender slot and start event (188 B: `flows` with 2,000
 /// and 20,000 flows on a k=4 fat-tree, --stop=1ns), and the two queue pairs it gets when it
-/// starts, which RoceFlowRunner keeps to the end of the run: the same flows run to completion
-/// cost 4,333 B per flow (k=4) and 4,200 B (k=16, 1024 hosts: nothing grows with the fabric).
-constexpr double FLOW_BYTES = 4333;
+/// starts, which RoceFlowRunner keeps to the end of the run: the same flows of 64 bytes run to
+/// completion cost 3,061 B per flow (k=4) and 3,057 B (k=16, 1024 hosts: nothing grows with the
+/// fabric), measured after issue 9's RingQueue.
+constexpr double FLOW_BYTES = 3061;
 
 /** \param v a value \return it rounded to three significant digits, as text */
 std::string
@@ -275,7 +269,7 @@ ResourceEstimate::GetSwitchPorts() const
 double
 ResourceEstimate::GetRouteEntries() const
 {
-    return (m_hosts + m_switches) * m_hosts;
+    return m_switches * m_hosts;
 }
 
 double
@@ -295,11 +289,11 @@ ResourceEstimate::GetParts() const
 {
     const Costs& c = m_fabric == "ib" ? IB : ROCE;
     std::vector<std::pair<std::string, double>> parts{
-        {"routing tables", GetRouteEntries() * c.route + m_switches * m_hosts * c.switchRoute},
+        {"routing tables", GetRouteEntries() * c.route},
         {"hosts", m_hosts * c.host},
         {"switches", m_switchPorts * c.switchPort + m_switches * c.switchNode},
         {"flows", m_flows * FLOW_BYTES},
-        {"ranks", m_ranks * (c.rank + c.rankHost * m_hosts)}};
+        {"ranks", m_ranks > 0 ? RANKS_BASE_BYTES + m_ranks * c.rank : 0}};
     std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) {
         return a.second > b.second;
     });

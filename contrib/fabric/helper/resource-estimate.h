@@ -129,7 +129,7 @@ class ResourceEstimate
     double GetLinks() const;
     /** \return switch ports (link ends on switches) */
     double GetSwitchPorts() const;
-    /** \return routing entries: (hosts + switches) x hosts, one per node and destination host */
+    /** \return routing entries: switches x hosts, one per switch and destination host */
     double GetRouteEntries() const;
     /** \return flows */
     double GetFlows() const;

@@ -69,16 +69,13 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
     }
 
     m_nHosts = nHosts;
-    m_nodes.assign(nNodes, NodeRoutes{});
+    m_nodes.assign(nNodes, Unreachable());
     // Per node, group -> id while building, and the last group found: consecutive hosts (a
     // pod's, a leaf's) mostly share one, which spares the map lookup.
     std::vector<std::map<std::pair<uint32_t, std::vector<uint16_t>>, uint32_t>> index(nNodes);
     std::vector<uint32_t> last(nNodes, 0);
     for (uint32_t n = 0; n < nNodes; ++n)
     {
-        m_nodes[n].groupIdByHost.assign(nHosts, 0);
-        // Group 0 is "unreachable" so that a node cut off from a host has a valid entry.
-        m_nodes[n].groups.push_back(Group{UNREACHABLE, {}});
         index[n][{UNREACHABLE, {}}] = 0;
     }
 
@@ -150,7 +147,8 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
         {
             if (dist[n] == UNREACHABLE)
             {
-                continue; // group 0 already
+                Append(m_nodes[n], h, 0);
+                continue;
             }
             ports.clear();
             for (uint32_t i = first[n]; n != dst && i < first[n + 1]; ++i)
@@ -186,21 +184,70 @@ EcmpRouteTable::Compute(const FabricTopology& topology,
                 }
                 last[n] = it->second;
             }
-            m_nodes[n].groupIdByHost[h] = last[n];
+            Append(m_nodes[n], h, last[n]);
         }
     }
+}
+
+EcmpRouteTable::NodeRoutes
+EcmpRouteTable::Unreachable()
+{
+    NodeRoutes r;
+    r.runStart.push_back(0);
+    r.runGroup.push_back(0);
+    // Group 0 is "unreachable" so that a node cut off from a host has a valid entry.
+    r.groups.push_back(Group{UNREACHABLE, {}});
+    return r;
+}
+
+void
+EcmpRouteTable::Append(NodeRoutes& r, uint32_t hostIndex, uint32_t group) const
+{
+    if (!r.groupIdByHost.empty())
+    {
+        r.groupIdByHost[hostIndex] = group;
+        return;
+    }
+    if (hostIndex == 0)
+    {
+        r.runGroup[0] = group;
+    }
+    else if (r.runGroup.back() != group)
+    {
+        r.runStart.push_back(hostIndex);
+        r.runGroup.push_back(group);
+        // A run costs two words and a flat entry one.
+        if (2 * r.runStart.size() > m_nHosts)
+        {
+            MakeFlat(r);
+        }
+    }
+}
+
+void
+EcmpRouteTable::MakeFlat(NodeRoutes& r) const
+{
+    if (!r.groupIdByHost.empty())
+    {
+        return;
+    }
+    r.groupIdByHost.assign(m_nHosts, 0);
+    for (std::size_t i = 0; i < r.runStart.size(); ++i)
+    {
+        const uint32_t end = i + 1 < r.runStart.size() ? r.runStart[i + 1] : m_nHosts;
+        std::fill(r.groupIdByHost.begin() + r.runStart[i],
+                  r.groupIdByHost.begin() + end,
+                  r.runGroup[i]);
+    }
+    std::vector<uint32_t>().swap(r.runStart);
+    std::vector<uint32_t>().swap(r.runGroup);
 }
 
 void
 EcmpRouteTable::ClearAll(const FabricTopology& topology)
 {
     m_nHosts = topology.GetNHosts();
-    m_nodes.assign(topology.GetNNodes(), NodeRoutes{});
-    for (auto& n : m_nodes)
-    {
-        n.groupIdByHost.assign(m_nHosts, 0);
-        n.groups.push_back(Group{UNREACHABLE, {}});
-    }
+    m_nodes.assign(topology.GetNNodes(), Unreachable());
 }
 
 void
@@ -214,6 +261,8 @@ EcmpRouteTable::SetNextHops(uint32_t node, uint32_t hostIndex, std::vector<uint1
     std::sort(ports.begin(), ports.end());
     ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
     NodeRoutes& r = m_nodes[node];
+    // Static routes come in any order; they are few (scenario files), so flat is fine.
+    MakeFlat(r);
     const uint32_t hops = ports.empty() ? UNREACHABLE : STATIC;
     for (uint32_t g = 0; g < r.groups.size(); ++g)
     {
@@ -251,7 +300,8 @@ EcmpRouteTable::GetMemoryBytes() const
     std::size_t bytes = m_nodes.capacity() * sizeof(NodeRoutes);
     for (const auto& r : m_nodes)
     {
-        bytes += r.groupIdByHost.capacity() * sizeof(uint32_t);
+        bytes += (r.groupIdByHost.capacity() + r.runStart.capacity() + r.runGroup.capacity()) *
+                 sizeof(uint32_t);
         bytes += r.groups.capacity() * sizeof(Group);
         for (const auto& g : r.groups)
         {

@@ -9,6 +9,7 @@
 
 #include "ns3/assert.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -24,10 +25,13 @@ namespace ns3
  * whose peer is one hop closer to h; hosts other than the source and destination never
  * forward. Computed by one breadth-first search per host (O(H * (N + L)) time).
  *
- * Storage is per node: a group id per destination host, and the node's distinct
- * (hop count, sorted port set) groups. A fat-tree switch has a handful of distinct groups, so
- * a k=16 fat-tree (1024 hosts, 1344 nodes) costs about 4 bytes per (node, host) pair, and a
- * lookup is two vector indexes.
+ * Storage is per node: the node's distinct (hop count, sorted port set) groups, and which group
+ * each destination host uses, kept as runs of consecutive hosts that share a group when that is
+ * smaller than a flat group id per host. In a fat-tree, consecutive hosts share a leaf and a pod,
+ * so every node has a few dozen runs: a flat table would cost 4 bytes per (node, host) pair,
+ * hosts x hosts for the hosts' own tables alone (268 MB at k=32; issue 9). A lookup is a binary
+ * search over the runs, or two vector indexes when flat; switches copy their routes into their
+ * own forwarding tables, so neither is on a per-packet path.
  */
 class EcmpRouteTable
 {
@@ -69,7 +73,7 @@ class EcmpRouteTable
         // Checked in debug builds only: this is the per-packet lookup.
         NS_ASSERT(node < m_nodes.size() && hostIndex < m_nHosts);
         const NodeRoutes& r = m_nodes[node];
-        return r.groups[r.groupIdByHost[hostIndex]].ports;
+        return r.groups[GroupOf(r, hostIndex)].ports;
     }
 
     /**
@@ -82,7 +86,7 @@ class EcmpRouteTable
     {
         NS_ASSERT(node < m_nodes.size() && hostIndex < m_nHosts);
         const NodeRoutes& r = m_nodes[node];
-        return r.groups[r.groupIdByHost[hostIndex]].hops;
+        return r.groups[GroupOf(r, hostIndex)].hops;
     }
 
     /**
@@ -123,9 +127,31 @@ class EcmpRouteTable
     /** The routes of one node. */
     struct NodeRoutes
     {
-        std::vector<uint32_t> groupIdByHost; //!< Host index -> index into groups.
-        std::vector<Group> groups;           //!< Distinct groups.
+        // Either runs (runStart ascending from 0: run i covers hosts [runStart[i],
+        // runStart[i+1]) and uses group runGroup[i]) or, when groupIdByHost is not empty, a
+        // group id per host.
+        std::vector<uint32_t> runStart;
+        std::vector<uint32_t> runGroup;
+        std::vector<uint32_t> groupIdByHost;
+        std::vector<Group> groups; //!< Distinct groups; 0 is "unreachable".
     };
+
+    static uint32_t GroupOf(const NodeRoutes& r, uint32_t hostIndex)
+    {
+        if (!r.groupIdByHost.empty())
+        {
+            return r.groupIdByHost[hostIndex];
+        }
+        const auto next = std::upper_bound(r.runStart.begin(), r.runStart.end(), hostIndex);
+        return r.runGroup[(next - r.runStart.begin()) - 1];
+    }
+
+    /// Routes with every host in group 0 ("unreachable"), as one run.
+    static NodeRoutes Unreachable();
+    /// Set the group of host h, the hosts coming in ascending order (Compute).
+    void Append(NodeRoutes& r, uint32_t hostIndex, uint32_t group) const;
+    /// Turn runs into a group id per host.
+    void MakeFlat(NodeRoutes& r) const;
 
     std::vector<NodeRoutes> m_nodes; //!< Routes by node id.
     uint32_t m_nHosts{0};            //!< Number of destination hosts.

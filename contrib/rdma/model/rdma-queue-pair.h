@@ -13,10 +13,10 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/ring-queue.h"
 #include "ns3/traced-callback.h"
 #include "ns3/wakeup.h"
 
-#include <deque>
 
 namespace ns3
 {
@@ -216,7 +216,7 @@ class RdmaQueuePair : public Object
 
     // requester state (64-bit indexes; the wire carries (start + index) mod 2^24)
     uint32_t m_sendBase{0};
-    std::deque<WorkRequest> m_requests; //!< posted, not completed
+    RingQueue<WorkRequest> m_requests; //!< posted, not completed
     uint64_t m_postedEnd{0};            //!< one past the last posted packet index
     uint64_t m_sndUna{0};               //!< oldest unacknowledged
     uint64_t m_sndNxt{0};               //!< next to transmit (rewinds on go-back-N)
