@@ -52,14 +52,19 @@ PortName(const RoceNetDevice& d)
 } // namespace
 
 void
-RoceConservation::Register()
+RoceConservation::Register(const std::string& stack)
 {
-    ConservationCheck::RegisterAuditor(STACK, &RoceConservation::Audit);
+    const std::string other = stack == STACK ? TCP_STACK : STACK;
+    ConservationCheck::RegisterAuditor(stack,
+                                       [stack](ConservationAccount& a) { return Audit(a, stack); });
+    ConservationCheck::RegisterAuditor(other, [](ConservationAccount&) { return false; });
 }
 
 bool
-RoceConservation::Audit(ConservationAccount& account)
+RoceConservation::Audit(ConservationAccount& account, const std::string& stack)
 {
+    const std::string buffersMatch = stack + "_switch_buffers_match_queues";
+    const std::string linksConsistent = stack + "_links_consistent";
     bool found = false;
     // Every reason appears, zeros included, so that summaries of different runs have the same
     // keys.
@@ -77,8 +82,8 @@ RoceConservation::Audit(ConservationAccount& account)
     {
         account.AddInFlight(place, 0, 0);
     }
-    account.AddCheck("rocev2_switch_buffers_match_queues", true);
-    account.AddCheck("rocev2_links_consistent", true);
+    account.AddCheck(buffersMatch, true);
+    account.AddCheck(linksConsistent, true);
 
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
@@ -136,7 +141,7 @@ RoceConservation::Audit(ConservationAccount& account)
             const uint64_t arrivedBytes = d->GetArrivedBytes() - d->GetControlArrivedBytes();
             if (sentFrames < arrivedFrames || sentBytes < arrivedBytes)
             {
-                account.AddCheck("rocev2_links_consistent",
+                account.AddCheck(linksConsistent,
                                  false,
                                  "cable to " + PortName(*d) + ": " + std::to_string(sentFrames) +
                                      " frames (" + std::to_string(sentBytes) + " bytes) sent, " +
@@ -169,7 +174,7 @@ RoceConservation::Audit(ConservationAccount& account)
         }
         if (queued != sw->GetBufferUsed())
         {
-            account.AddCheck("rocev2_switch_buffers_match_queues",
+            account.AddCheck(buffersMatch,
                              false,
                              "node " + std::to_string(node->GetId()) + ": MMU holds " +
                                  std::to_string(sw->GetBufferUsed()) + " bytes, its queues " +

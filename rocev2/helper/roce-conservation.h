@@ -6,6 +6,8 @@
 
 #include "ns3/conservation-account.h"
 
+#include <string>
+
 namespace ns3
 {
 
@@ -34,10 +36,10 @@ namespace ns3
  * and injected = delivered + dropped + in flight must hold in frames and in bytes. Frames in
  * a host's own egress queue have not entered the fabric yet and are not counted.
  *
- * Checks: "rocev2_switch_buffers_match_queues" (each switch's MMU occupancy equals the bytes
- * in its ports' egress queues: the buffer accounting leaks nothing), and
- * "rocev2_links_consistent" (no cable direction has more frames or bytes arrived than were
- * put on it).
+ * Checks (named after the stack, "tcp_..." for a TCP fabric):
+ * "rocev2_switch_buffers_match_queues" (each switch's MMU occupancy equals the bytes in its
+ * ports' egress queues: the buffer accounting leaks nothing), and "rocev2_links_consistent"
+ * (no cable direction has more frames or bytes arrived than were put on it).
  *
  * Lossless drops: drops whose priority has PFC on the port that dropped them (the ingress
  * port at a switch, the sending port for a dead cable, the receiving port otherwise).
@@ -47,17 +49,24 @@ class RoceConservation
   public:
     /// The key of this stack in summary.json's "conservation".
     static constexpr const char* STACK = "rocev2";
+    /// The key when the fabric carries ns-3's TCP/IP instead (--fabric=tcp: the same devices,
+    /// the IP stack's frames on a lossy priority).
+    static constexpr const char* TCP_STACK = "tcp";
 
-    /// Register the auditor with ConservationCheck (idempotent; RoceFabricHelper::Build calls
-    /// it).
-    static void Register();
+    /**
+     * Register the auditor with ConservationCheck under one of the two keys, the other
+     * silenced (the devices are the same: one account per simulation). RoceFabricHelper::Build
+     * registers STACK; FabricInstance re-registers TCP_STACK for a TCP fabric.
+     */
+    static void Register(const std::string& stack = STACK);
 
     /**
      * Audit the live simulation's RoCEv2 devices.
      * \param account filled with the balance
+     * \param stack the key the checks' names start with (STACK or TCP_STACK)
      * \return false when the simulation has no RoceNetDevice
      */
-    static bool Audit(ConservationAccount& account);
+    static bool Audit(ConservationAccount& account, const std::string& stack = STACK);
 };
 
 } // namespace ns3

@@ -7,6 +7,8 @@
 #include "ns3/input-error.h"
 #include "ns3/log.h"
 
+#include <exception>
+
 namespace ns3
 {
 
@@ -16,8 +18,12 @@ RdmaFabric::~RdmaFabric()
 {
     // Programs that run one simulation per collective tear each fabric down before the next:
     // this is the last moment its devices and queues can be audited. A later capture of the
-    // same simulation (its summary) replaces this one.
-    ConservationCheck::Capture();
+    // same simulation (its summary) replaces this one. A fabric whose building threw is no
+    // run, and may be half made.
+    if (std::uncaught_exceptions() == 0)
+    {
+        ConservationCheck::Capture();
+    }
 }
 
 uint32_t
