@@ -190,5 +190,5 @@ main(int argc, char* argv[])
     std::printf("# %s\n", out.RunFiguresLine().c_str());
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
     Simulator::Destroy();
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

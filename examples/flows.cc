@@ -561,5 +561,5 @@ main(int argc, char* argv[])
         std::printf("# plot: %s\n", seriesPlot.c_str());
     }
     Simulator::Destroy();
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

@@ -589,5 +589,5 @@ main(int argc, char* argv[])
                 out.PathOf("summary.json").c_str(),
                 plot.c_str());
     Simulator::Destroy();
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

@@ -215,5 +215,5 @@ main(int argc, char* argv[])
     out.RecordRunFigures(events, hops, simTime, wall.GetSeconds());
     out.WriteSummary();
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

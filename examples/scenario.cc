@@ -459,5 +459,5 @@ main(int argc, char* argv[])
         out.RunFiguresLine().c_str(),
         (dir + "summary.json, fct.csv, pfc.csv" + (detector ? ", deadlock.json" : "")).c_str());
     Simulator::Destroy();
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

@@ -510,5 +510,5 @@ main(int argc, char* argv[])
                 plot.c_str(),
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());
-    return RunInterrupt::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM
+    return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

@@ -36,6 +36,9 @@ def run(binary, workdir, name, args, timeout=900):
         sys.exit(f"FAIL: {' '.join(cmd)} exited with {p.returncode}")
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
+    # A measurement from a run that lost or invented packets is no measurement.
+    if not summary.get("conservation", {}).get("holds", False):
+        sys.exit(f"FAIL: {' '.join(cmd)}: conservation does not hold: {summary.get('alerts')}")
     print(f"  ran {name} in {wall:.1f} s wall: {' '.join(args)}")
     return summary
 

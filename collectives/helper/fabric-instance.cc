@@ -4,6 +4,7 @@
 #include "fabric-instance.h"
 
 #include "ns3/abort.h"
+#include "ns3/roce-conservation.h"
 
 namespace ns3
 {
@@ -20,6 +21,8 @@ FabricInstance::FabricInstance(const FabricTopology& topology,
         m_roce = std::make_unique<RoceFabricHelper>();
         m_roce->SetEcmpSeed(seed);
         m_roce->Build(m_topology, m_routes);
+        // The same Ethernet devices carry ns-3's TCP: its balance is reported as its own.
+        RoceConservation::Register(m_tcp ? RoceConservation::TCP_STACK : RoceConservation::STACK);
         m_fabric = m_roce.get();
     }
     else if (fabric == "ib")

@@ -3,6 +3,8 @@
  */
 #include "ib-fabric-helper.h"
 
+#include "ib-conservation.h"
+
 #include "ns3/abort.h"
 #include "ns3/ib-credits.h"
 #include "ns3/ib-flow-control-header.h"
@@ -73,6 +75,7 @@ IbFabricHelper::LidOfHost(uint32_t host)
 void
 IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& routes)
 {
+    IbConservation::Register(); // every run on this fabric is audited at its end
     NS_ABORT_MSG_IF(!m_hcas.empty() || !m_switches.empty(), "IbFabricHelper::Build called twice");
     const uint32_t nNodes = topology.GetNNodes();
     const uint32_t nHosts = topology.GetNHosts();

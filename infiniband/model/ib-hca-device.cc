@@ -249,6 +249,8 @@ IbHcaDevice::Arrived(Ptr<IbNetDevice> /*dev*/,
 void
 IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
 {
+    ++m_consumedPackets;
+    m_consumedBytes += p->GetSize();
     LrhHeader lrh;
     p->RemoveHeader(lrh);
     ReleaseBuffer(vl, blocks);
@@ -261,6 +263,18 @@ IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
     {
         m_engine->Receive(p, fecn);
     }
+}
+
+uint64_t
+IbHcaDevice::GetConsumedPackets() const
+{
+    return m_consumedPackets;
+}
+
+uint64_t
+IbHcaDevice::GetConsumedBytes() const
+{
+    return m_consumedBytes;
 }
 
 } // namespace ns3

@@ -56,6 +56,10 @@ class IbHcaDevice : public IbNetDevice
     static uint16_t LidOfAddress(const Address& address);
     /// Data packets that arrived with FECN set.
     uint64_t GetFecnReceived() const;
+    /// Data packets this HCA took out of its receive buffer for the transport (they left the
+    /// fabric), and their bytes (LRH through ICRC).
+    uint64_t GetConsumedPackets() const;
+    uint64_t GetConsumedBytes() const;
     /// Congestion notification packets (BECN) sent.
     uint64_t GetBecnSent() const;
 
@@ -86,6 +90,8 @@ class IbHcaDevice : public IbNetDevice
     Time m_txLatency;
     Time m_rxLatency;
     uint64_t m_fecnReceived{0};
+    uint64_t m_consumedPackets{0};
+    uint64_t m_consumedBytes{0};
     uint64_t m_becnSent{0};
 };
 

@@ -616,6 +616,7 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
     if (vl >= m_vls.size() || m_vls[vl].used + blocks > GetBufferBlocks())
     {
         ++m_overruns; // sent without credit: a buffer this port does not have room in
+        m_overrunBytes += p->GetSize();
         return;
     }
     Vl& v = m_vls[vl];
@@ -730,6 +731,19 @@ IbNetDevice::GetAdvertisedLimit(uint8_t vl) const
 {
     CheckVl(vl);
     return IbCredits::Limit(m_vls[vl].abr, GetBufferBlocks() - m_vls[vl].used);
+}
+
+uint64_t
+IbNetDevice::GetQueuedPackets(uint8_t vl) const
+{
+    CheckVl(vl);
+    return m_vls[vl].queue.size();
+}
+
+uint64_t
+IbNetDevice::GetCreditOverrunBytes() const
+{
+    return m_overrunBytes;
 }
 
 uint64_t

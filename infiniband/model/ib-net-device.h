@@ -128,6 +128,10 @@ class IbNetDevice : public NetDevice
     uint64_t GetFcPacketsSent() const;
     uint64_t GetFcPacketsReceived() const;
     uint64_t GetCreditOverruns() const;
+    /// Bytes of the packets GetCreditOverruns counted (LRH through ICRC).
+    uint64_t GetCreditOverrunBytes() const;
+    /// Data packets queued on a VL's output now.
+    uint64_t GetQueuedPackets(uint8_t vl) const;
     /// Time a VL held a packet it could not send for want of credits.
     Time GetCreditStallTime(uint8_t vl) const;
 
@@ -318,6 +322,7 @@ class IbNetDevice : public NetDevice
     uint64_t m_fcSent{0};
     uint64_t m_fcReceived{0};
     uint64_t m_overruns{0};
+    uint64_t m_overrunBytes{0};
     TracedCallback<uint8_t, Time> m_creditStallTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
     TracedCallback<Ptr<const Packet>, bool> m_snifferTrace;

@@ -266,6 +266,29 @@ IbSwitch::GetUnroutable() const
     return m_unroutable;
 }
 
+uint64_t
+IbSwitch::GetUnroutableBytes() const
+{
+    return m_unroutableBytes;
+}
+
+uint64_t
+IbSwitch::GetSl2VlDropBytes() const
+{
+    return m_sl2vlDropBytes;
+}
+
+uint64_t
+IbSwitch::GetArrivingBytes() const
+{
+    uint64_t bytes = 0;
+    for (uint64_t b : m_arriving)
+    {
+        bytes += b;
+    }
+    return bytes;
+}
+
 void
 IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail)
 {
@@ -279,6 +302,7 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
     if (out < 0)
     {
         ++m_unroutable;
+        m_unroutableBytes += p->GetSize();
         m_ports[in]->ReleaseBuffer(vl, blocks);
         return;
     }
@@ -290,6 +314,7 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
     if (outVl == IbNetDevice::DROP_VL)
     {
         ++m_sl2vlDrops;
+        m_sl2vlDropBytes += p->GetSize();
         m_ports[in]->ReleaseBuffer(vl, blocks);
         return;
     }

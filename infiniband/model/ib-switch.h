@@ -73,6 +73,12 @@ class IbSwitch : public Object
     uint64_t GetSl2VlDrops() const;
     /// Packets this switch marked with FECN.
     uint64_t GetFecnMarked() const;
+    /// Bytes of the packets GetUnroutable and GetSl2VlDrops counted (LRH through ICRC).
+    uint64_t GetUnroutableBytes() const;
+    uint64_t GetSl2VlDropBytes() const;
+    /// Bytes of the packets between their arrival and their output queue (the switch
+    /// latency of cut-through), all outputs.
+    uint64_t GetArrivingBytes() const;
 
   protected:
     void DoDispose() override;
@@ -116,6 +122,8 @@ class IbSwitch : public Object
     uint64_t m_forwarded{0};
     uint64_t m_unroutable{0};
     uint64_t m_sl2vlDrops{0};
+    uint64_t m_unroutableBytes{0};
+    uint64_t m_sl2vlDropBytes{0};
     uint8_t m_ccThreshold;
     uint32_t m_ccThresholdBytes;
     uint16_t m_ccMarkingRate;

@@ -3,6 +3,8 @@
  */
 #include "roce-fabric-helper.h"
 
+#include "roce-conservation.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
@@ -43,6 +45,7 @@ RoceFabricHelper::HostAddress(uint32_t host)
 void
 RoceFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& routes)
 {
+    RoceConservation::Register(); // every run on this fabric is audited at its end
     NS_ABORT_MSG_IF(!m_nics.empty() || !m_switches.empty(), "RoceFabricHelper::Build called twice");
     const uint32_t nNodes = topology.GetNNodes();
     const uint32_t nHosts = topology.GetNHosts();

@@ -569,6 +569,8 @@ RoceNetDevice::TransmitAt(Time now)
     {
         frame = m_controlQueue.front();
         m_controlQueue.pop_front();
+        ++m_controlTxFrames;
+        m_controlTxBytes += frame->GetSize();
     }
     else if ((frame = m_queue->Dequeue(priority, meta)))
     {
@@ -634,16 +636,20 @@ RoceNetDevice::MayHaveMore() const
 void
 RoceNetDevice::Receive(const Ptr<Packet>& frame)
 {
+    const uint32_t size = frame->GetSize();
+    m_arrivedBytes += size;
     if (++m_arrived <= m_lostUntil)
     {
         // The link went down while the frame was on it (and may be back up by now).
+        CountArrivalLoss(LOSS_LINK_DOWN_ON_CABLE, frame);
         Ptr<NetDevice> peer = m_channel->GetDevice(m_channel->GetDevice(0) == this ? 1 : 0);
-        StaticCast<RoceNetDevice>(peer)->NotifyLinkLoss(frame);
+        StaticCast<RoceNetDevice>(peer)->NotifyLinkLoss(frame, true);
         return;
     }
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
         ++m_rxErrorDrops;
+        CountArrivalLoss(LOSS_RX_ERROR, frame);
         m_phyRxDropTrace(frame);
         return;
     }
@@ -657,9 +663,11 @@ RoceNetDevice::Receive(const Ptr<Packet>& frame)
     }
     // MAC Control frames are minimum-size (802.3 clause 31): larger frames need no look.
     uint8_t type[14];
-    if (frame->GetSize() <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 &&
-        type[12] == 0x88 && type[13] == 0x08)
+    if (size <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 && type[12] == 0x88 &&
+        type[13] == 0x08)
     {
+        ++m_controlArrivedFrames;
+        m_controlArrivedBytes += size;
         ReceivePfc(frame); // MAC Control ends at the MAC, whatever the port belongs to
         return;
     }
@@ -680,6 +688,7 @@ RoceNetDevice::DropOnIngress(Ptr<Packet> frame)
     {
         return false;
     }
+    CountLoss(LOSS_WATCHDOG_INGRESS, frame);
     m_ingressDiscardTrace(frame, priority);
     return true;
 }
@@ -687,6 +696,7 @@ RoceNetDevice::DropOnIngress(Ptr<Packet> frame)
 void
 RoceNetDevice::Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 {
+    CountLoss(LOSS_WATCHDOG_EGRESS, frame);
     m_egressDiscardTrace(frame, priority);
     if (!m_discardHandler.IsNull())
     {
@@ -766,8 +776,12 @@ RoceNetDevice::NotifyLinkChange(bool up, uint64_t framesSent)
 }
 
 void
-RoceNetDevice::NotifyLinkLoss(Ptr<const Packet> frame)
+RoceNetDevice::NotifyLinkLoss(Ptr<const Packet> frame, bool onCable)
 {
+    if (!onCable)
+    {
+        CountLoss(LOSS_LINK_DOWN_TX, frame); // never reached the cable: the receiver saw nothing
+    }
     ++m_linkDownDrops;
     m_linkDownDropTrace(frame);
 }
@@ -828,6 +842,90 @@ uint64_t
 RoceNetDevice::GetRxErrorDrops() const
 {
     return m_rxErrorDrops;
+}
+
+bool
+RoceNetDevice::IsMacControl(Ptr<const Packet> frame)
+{
+    uint8_t type[14];
+    return frame->GetSize() <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 &&
+           type[12] == 0x88 && type[13] == 0x08;
+}
+
+void
+RoceNetDevice::CountLoss(LossSite site, Ptr<const Packet> frame)
+{
+    if (IsMacControl(frame))
+    {
+        return;
+    }
+    uint8_t b[18 + 20] = {};
+    uint32_t l3 = 14;
+    const uint8_t priority = frame->CopyData(b, sizeof(b)) >= 34 ? Classify(b, l3) : 0;
+    const uint32_t size = frame->GetSize();
+    Loss& loss = m_loss[site];
+    ++loss.frames;
+    loss.bytes += size;
+    if (IsPfcEnabled(priority))
+    {
+        ++loss.losslessFrames;
+        loss.losslessBytes += size;
+    }
+}
+
+void
+RoceNetDevice::CountArrivalLoss(LossSite site, Ptr<const Packet> frame)
+{
+    // A lost arrival is still an arrival: the cable's balance needs its kind.
+    if (IsMacControl(frame))
+    {
+        ++m_controlArrivedFrames;
+        m_controlArrivedBytes += frame->GetSize();
+        return;
+    }
+    CountLoss(site, frame);
+}
+
+const RoceNetDevice::Loss&
+RoceNetDevice::GetLoss(LossSite site) const
+{
+    return m_loss[site];
+}
+
+uint64_t
+RoceNetDevice::GetArrivedFrames() const
+{
+    return m_arrived;
+}
+
+uint64_t
+RoceNetDevice::GetArrivedBytes() const
+{
+    return m_arrivedBytes;
+}
+
+uint64_t
+RoceNetDevice::GetControlTxFrames() const
+{
+    return m_controlTxFrames;
+}
+
+uint64_t
+RoceNetDevice::GetControlTxBytes() const
+{
+    return m_controlTxBytes;
+}
+
+uint64_t
+RoceNetDevice::GetControlArrivedFrames() const
+{
+    return m_controlArrivedFrames;
+}
+
+uint64_t
+RoceNetDevice::GetControlArrivedBytes() const
+{
+    return m_controlArrivedBytes;
 }
 
 void

@@ -87,7 +87,9 @@ class RoceNetDevice : public NetDevice
     void NotifyLinkChange(bool up, uint64_t framesSent);
     /// Called by the channel: a frame this port sent was lost because the cable was down (or
     /// went down while the frame was on it).
-    void NotifyLinkLoss(Ptr<const Packet> frame);
+    /// \param onCable true when the frame was on the cable as it went down (the receiver
+    /// counts it as lost there), false when it was handed to a cable already down
+    void NotifyLinkLoss(Ptr<const Packet> frame, bool onCable = false);
     /// Frames this port sent that a down link lost.
     uint64_t GetLinkDownDrops() const;
 
@@ -177,6 +179,41 @@ class RoceNetDevice : public NetDevice
     /// Frames discarded by the receive error model.
     uint64_t GetRxErrorDrops() const;
 
+    // ---- Conservation (RoceConservation reads these once the run has ended) ----
+    /// Where this port loses a frame that is not MAC Control (PFC frames are link-local:
+    /// sent by one port, consumed by its peer, and outside the end-to-end balance).
+    enum LossSite : uint8_t
+    {
+        LOSS_LINK_DOWN_TX,       //!< handed to a cable that was down (counted by the sender)
+        LOSS_LINK_DOWN_ON_CABLE, //!< on the cable when it went down (counted by the receiver)
+        LOSS_RX_ERROR,           //!< lost to the receive error model
+        LOSS_WATCHDOG_INGRESS,   //!< arrived in a priority the PFC watchdog drops
+        LOSS_WATCHDOG_EGRESS,    //!< discarded from an egress class the PFC watchdog drops
+        N_LOSS_SITES
+    };
+
+    /// Frames and bytes lost at one site, and of them those of a PFC-enabled priority.
+    struct Loss
+    {
+        uint64_t frames{0};
+        uint64_t bytes{0};
+        uint64_t losslessFrames{0};
+        uint64_t losslessBytes{0};
+    };
+
+    const Loss& GetLoss(LossSite site) const;
+    /// Frames the cable brought to this port (every kind, lost ones included) and their bytes.
+    uint64_t GetArrivedFrames() const;
+    uint64_t GetArrivedBytes() const;
+    /// Of GetTxFrames/GetTxBytes, the MAC Control (PFC) frames.
+    uint64_t GetControlTxFrames() const;
+    uint64_t GetControlTxBytes() const;
+    /// Of GetArrivedFrames/GetArrivedBytes, the MAC Control (PFC) frames.
+    uint64_t GetControlArrivedFrames() const;
+    uint64_t GetControlArrivedBytes() const;
+    /// Whether a frame is MAC Control (EtherType 0x8808, minimum size), as Receive tells.
+    static bool IsMacControl(Ptr<const Packet> frame);
+
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
     uint32_t GetIfIndex() const override;
@@ -247,9 +284,10 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_macRxTrace;   //!< frame fully received
     TracedCallback<Ptr<const Packet>> m_snifferTrace; //!< every frame sent or received
     TracedCallback<uint8_t, uint64_t> m_egressTrace;  //!< (priority, queued bytes) on change
-    uint64_t m_arrived{0};   //!< frames the cable brought to this port (lost ones included)
-    uint64_t m_lostUntil{0}; //!< arrivals up to this count were on the cable when it failed
-    uint8_t m_dropMask{0};   //!< priorities whose traffic this port drops (PFC watchdog)
+    uint64_t m_arrived{0};      //!< frames the cable brought to this port (lost ones included)
+    uint64_t m_arrivedBytes{0}; //!< their bytes: what remains on a cable is sent - arrived
+    uint64_t m_lostUntil{0};    //!< arrivals up to this count were on the cable when it failed
+    uint8_t m_dropMask{0};      //!< priorities whose traffic this port drops (PFC watchdog)
     DataRate m_rate;
     uint64_t m_bps{0}; //!< m_rate in bit/s, read for every frame
     uint16_t m_mtu;
@@ -296,6 +334,18 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>, uint8_t> m_ingressDiscardTrace;
 
     TracedCallback<Ptr<const Packet>> m_phyRxDropTrace; //!< frame lost to the error model
+
+    /// Count a frame lost at a site (MAC Control ignored), with its priority's PFC state.
+    void CountLoss(LossSite site, Ptr<const Packet> frame);
+    /// The same for a frame the cable brought: MAC Control counts as a control arrival.
+    void CountArrivalLoss(LossSite site, Ptr<const Packet> frame);
+
+    // Off the data path: control frames and losses are rare next to data frames.
+    std::array<Loss, N_LOSS_SITES> m_loss{};
+    uint64_t m_controlTxFrames{0};
+    uint64_t m_controlTxBytes{0};
+    uint64_t m_controlArrivedFrames{0};
+    uint64_t m_controlArrivedBytes{0};
 };
 
 } // namespace ns3

@@ -282,6 +282,9 @@ RoceNicDevice::Deliver(const Ptr<Packet>& frame)
     // Read the head once; drop Ethernet, the optional tag, IPv4 and UDP at once.
     uint8_t b[HEAD_BYTES];
     uint32_t l3 = 0;
+    // The frame leaves the fabric here, at its size on the cable (conservation counts bytes
+    // as every port sees them).
+    const uint32_t wire = frame->GetSize();
     const uint32_t head = m_engine ? RoceV2HeadSize(b, frame->CopyData(b, sizeof(b)), &l3) : 0;
     if (head > 0)
     {
@@ -291,14 +294,19 @@ RoceNicDevice::Deliver(const Ptr<Packet>& frame)
         const bool withInt = ((b[l3 + 1] >> 2) & GetIntDscpMask()) != 0;
         if (m_rxDrainRate.GetBitRate() == 0)
         {
+            ++m_deliveredFrames;
+            m_deliveredBytes += wire;
             ToEngine(frame, ce, withInt);
         }
         else
         {
-            DeliverRoce(frame, ce, withInt);
+            uint32_t at = 0;
+            DeliverRoce(frame, ce, withInt, wire, IsPfcEnabled(Classify(b, at)));
         }
         return;
     }
+    ++m_deliveredFrames;
+    m_deliveredBytes += wire;
     ForwardUp(frame);
 }
 
@@ -324,15 +332,20 @@ RoceNicDevice::ToEngine(Ptr<Packet> p, bool ce, bool withInt)
 }
 
 void
-RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt)
+RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire, bool lossless)
 {
     const uint64_t occ = RxOccupancy();
     const uint32_t size = frame->GetSize();
     if (occ + size > m_rxBufferSize)
     {
         ++m_rxDrops; // only reachable when the pause thresholds leave too little room
+        m_rxDropBytes += wire;
+        m_rxLosslessDrops += lossless;
+        m_rxLosslessDropBytes += lossless ? wire : 0;
         return;
     }
+    ++m_rxBufferedFrames;
+    m_rxBufferedBytes += wire;
     m_rxOcc = occ + size;
     m_rxOccTime = Simulator::Now();
     // FIFO: this frame reaches host memory when everything before it and itself has drained.
@@ -341,13 +354,18 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt)
                         this,
                         frame,
                         ce,
-                        withInt);
+                        withInt,
+                        wire);
     CheckRxPause();
 }
 
 void
-RoceNicDevice::Drained(Ptr<Packet> frame, bool ce, bool withInt)
+RoceNicDevice::Drained(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire)
 {
+    --m_rxBufferedFrames;
+    m_rxBufferedBytes -= wire;
+    ++m_deliveredFrames;
+    m_deliveredBytes += wire;
     ToEngine(frame, ce, withInt);
 }
 
@@ -457,6 +475,48 @@ uint64_t
 RoceNicDevice::GetRxBufferDrops() const
 {
     return m_rxDrops;
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferDropBytes() const
+{
+    return m_rxDropBytes;
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferLosslessDrops() const
+{
+    return m_rxLosslessDrops;
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferLosslessDropBytes() const
+{
+    return m_rxLosslessDropBytes;
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferedFrames() const
+{
+    return m_rxBufferedFrames;
+}
+
+uint64_t
+RoceNicDevice::GetRxBufferedBytes() const
+{
+    return m_rxBufferedBytes;
+}
+
+uint64_t
+RoceNicDevice::GetDeliveredFrames() const
+{
+    return m_deliveredFrames;
+}
+
+uint64_t
+RoceNicDevice::GetDeliveredBytes() const
+{
+    return m_deliveredBytes;
 }
 
 bool

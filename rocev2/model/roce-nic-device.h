@@ -85,6 +85,17 @@ class RoceNicDevice : public RoceNetDevice
     uint64_t GetRxBufferBytes() const;
     /// Frames dropped because the receive buffer was full.
     uint64_t GetRxBufferDrops() const;
+    /// Their bytes (as the frames were on the cable), and of them those of PFC priorities.
+    uint64_t GetRxBufferDropBytes() const;
+    uint64_t GetRxBufferLosslessDrops() const;
+    uint64_t GetRxBufferLosslessDropBytes() const;
+    /// Frames (and their bytes on the cable) waiting in the receive buffer now.
+    uint64_t GetRxBufferedFrames() const;
+    uint64_t GetRxBufferedBytes() const;
+    /// Frames that left the fabric at this port (handed to the engine or the IP stack, after
+    /// the receive buffer if there is one), and their bytes on the cable.
+    uint64_t GetDeliveredFrames() const;
+    uint64_t GetDeliveredBytes() const;
 
   protected:
     void DoDispose() override;
@@ -102,8 +113,10 @@ class RoceNicDevice : public RoceNetDevice
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     /// Hand a transport packet (INT header first when withInt) to the engine.
     void ToEngine(Ptr<Packet> p, bool ce, bool withInt);
-    void DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt);
-    void Drained(Ptr<Packet> frame, bool ce, bool withInt);
+    /// Into the receive buffer; wire is the frame's size on the cable, lossless whether its
+    /// priority has PFC (for the drop counters).
+    void DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire, bool lossless);
+    void Drained(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire);
     void CheckRxPause();
     void SendRxPfc(uint16_t quanta);
     uint64_t RxOccupancy() const;
@@ -131,6 +144,13 @@ class RoceNicDevice : public RoceNetDevice
     Time m_rxLastXoff;
     EventId m_rxCheck;
     uint64_t m_rxDrops{0};
+    uint64_t m_rxDropBytes{0};
+    uint64_t m_rxLosslessDrops{0};
+    uint64_t m_rxLosslessDropBytes{0};
+    uint64_t m_rxBufferedFrames{0};
+    uint64_t m_rxBufferedBytes{0};
+    uint64_t m_deliveredFrames{0};
+    uint64_t m_deliveredBytes{0};
 
     uint8_t m_stormMask{0};              //!< priorities this NIC storms
     std::array<EventId, 8> m_stormEvent; //!< next storm XOFF per priority

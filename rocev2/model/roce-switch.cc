@@ -545,7 +545,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint8_t priority = got >= 34 ? inPort->Classify(b, l3) : 0;
     if (got < l3 + 20 || b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00)
     {
-        Drop(frame, inPort->GetIfIndex(), NOT_IPV4);
+        Drop(frame, inPort->GetIfIndex(), NOT_IPV4, inPort->IsPfcEnabled(priority));
         return;
     }
     FiveTuple t;
@@ -561,13 +561,13 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t host = t.dst - m_firstHost;
     if (host >= m_groupOfHost.size())
     {
-        Drop(frame, inPort->GetIfIndex(), NO_ROUTE);
+        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority));
         return;
     }
     const std::vector<uint16_t>& hops = m_groups[m_groupOfHost[host]];
     if (hops.empty())
     {
-        Drop(frame, inPort->GetIfIndex(), NO_ROUTE);
+        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority));
         return;
     }
     // Header rewrites edit the copied head bytes, which go back into the frame once.
@@ -578,7 +578,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
         // routing loop ends here, counted, instead of circling forever.
         if (ip[8] <= 1)
         {
-            Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED);
+            Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED, inPort->IsPfcEnabled(priority));
             return;
         }
         // The TTL is the high byte of word 8.
@@ -596,7 +596,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
         const int16_t rule = m_bounceDscp[priority];
         if (rule == BOUNCE_DROP)
         {
-            Drop(frame, in, BOUNCE_LIMIT);
+            Drop(frame, in, BOUNCE_LIMIT, inPort->IsPfcEnabled(priority));
             return;
         }
         egressPriority = egress->PriorityOfDscp(static_cast<uint8_t>(rule));
@@ -616,13 +616,13 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     case SwitchMmu::ADMIT:
         break;
     case SwitchMmu::DROP_HEADROOM_OVERFLOW:
-        Drop(frame, in, HEADROOM_OVERFLOW);
+        Drop(frame, in, HEADROOM_OVERFLOW, inPort->IsPfcEnabled(priority));
         return;
     case SwitchMmu::DROP_LOSSY_THRESHOLD:
-        Drop(frame, in, LOSSY_THRESHOLD);
+        Drop(frame, in, LOSSY_THRESHOLD, inPort->IsPfcEnabled(priority));
         return;
     case SwitchMmu::DROP_BUFFER_FULL:
-        Drop(frame, in, BUFFER_FULL);
+        Drop(frame, in, BUFFER_FULL, inPort->IsPfcEnabled(priority));
         return;
     }
     m_bufferTrace(m_mmu->GetTotalUsed());
@@ -745,9 +745,16 @@ RoceSwitch::Discarded(Ptr<Packet> frame, uint32_t meta)
 }
 
 void
-RoceSwitch::Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason)
+RoceSwitch::Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason, bool lossless)
 {
     ++m_drops[reason];
+    const uint32_t size = frame->GetSize();
+    m_dropBytes[reason] += size;
+    if (lossless)
+    {
+        ++m_losslessDrops[reason];
+        m_losslessDropBytes[reason] += size;
+    }
     NS_LOG_INFO("drop " << DropReasonName(reason) << " on port " << inPort);
     m_dropTrace(frame, inPort, reason);
 }
@@ -779,6 +786,24 @@ uint64_t
 RoceSwitch::GetDrops(DropReason reason) const
 {
     return m_drops[reason];
+}
+
+uint64_t
+RoceSwitch::GetDropBytes(DropReason reason) const
+{
+    return m_dropBytes[reason];
+}
+
+uint64_t
+RoceSwitch::GetLosslessDrops(DropReason reason) const
+{
+    return m_losslessDrops[reason];
+}
+
+uint64_t
+RoceSwitch::GetLosslessDropBytes(DropReason reason) const
+{
+    return m_losslessDropBytes[reason];
 }
 
 uint64_t

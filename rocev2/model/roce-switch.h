@@ -163,6 +163,11 @@ class RoceSwitch : public Object
     /// Use this stream for ECN marking decisions; returns streams used (1).
     int64_t AssignStreams(int64_t stream);
     uint64_t GetDrops(DropReason reason) const;
+    /// Bytes of the frames dropped for a reason.
+    uint64_t GetDropBytes(DropReason reason) const;
+    /// Of the drops for a reason, those of a priority with PFC on the ingress port.
+    uint64_t GetLosslessDrops(DropReason reason) const;
+    uint64_t GetLosslessDropBytes(DropReason reason) const;
     uint64_t GetForwarded() const;
     /// Hop records this switch wrote into INT headers.
     uint64_t GetIntStamps() const;
@@ -178,7 +183,8 @@ class RoceSwitch : public Object
     void Discarded(Ptr<Packet> frame, uint32_t meta);
     /// RED decision on a packet joining or leaving an egress queue of queueBytes.
     void MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate);
-    void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason);
+    /// \param lossless whether the frame's ingress priority has PFC on its ingress port
+    void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason, bool lossless);
     void UpdatePause(uint32_t port, uint8_t priority);
     static void MarkCe(Ptr<Packet> frame);
     /// Put the edited head bytes (the first n) back in place of the frame's first n bytes.
@@ -217,6 +223,9 @@ class RoceSwitch : public Object
     uint64_t m_retagged{0};
     Ptr<UniformRandomVariable> m_uniform;
     std::array<uint64_t, N_DROP_REASONS> m_drops{};
+    std::array<uint64_t, N_DROP_REASONS> m_dropBytes{};
+    std::array<uint64_t, N_DROP_REASONS> m_losslessDrops{};
+    std::array<uint64_t, N_DROP_REASONS> m_losslessDropBytes{};
 
     TracedCallback<Ptr<const Packet>, uint32_t, uint8_t> m_dropTrace; //!< frame, in port, reason
     TracedCallback<uint64_t> m_bufferTrace;                           //!< bytes in use

@@ -51,10 +51,41 @@ def run_ok(binary, args, cwd, timeout):
     return p
 
 
-def load_summary(out_dir):
+def check_conservation(summary, path):
+    """Every run ends with the packet balance of each stack it simulated (summary.json
+    "conservation", written by RunOutput::WriteSummary): it must hold in every scenario.
+    Lossless drops are the test's own business (some scenarios make them on purpose), but
+    they must be in "alerts" exactly when they happened."""
+    c = summary.get("conservation")
+    if not isinstance(c, dict) or "holds" not in c:
+        fail(f"{path} has no conservation check")
+    alerts = summary.get("alerts")
+    if not isinstance(alerts, list):
+        fail(f"{path} has no alerts list")
+    if not c["holds"]:
+        fail(f"{path}: conservation does not hold: " + "; ".join(alerts))
+    for stack, account in c.items():
+        if not isinstance(account, dict):
+            continue
+        if account["imbalance"] != {"packets": 0, "bytes": 0}:
+            fail(f"{path}: {stack} does not balance: {account['imbalance']}")
+        parts = ["delivered", "dropped", "in_flight"]
+        for unit in ("packets", "bytes"):
+            if account["injected"][unit] != sum(account[p][unit] for p in parts):
+                fail(f"{path}: {stack} {unit}: injected != delivered + dropped + in flight")
+    lossless_alerts = [a for a in alerts if a.startswith("LOSSLESS DROPS")]
+    if bool(lossless_alerts) != (c["lossless_drop_packets"] > 0):
+        fail(f"{path}: {c['lossless_drop_packets']} lossless drops but alerts {alerts}")
+
+
+def load_summary(out_dir, conservation=True):
+    """The run's summary.json; unless told otherwise, its conservation check must hold."""
     path = os.path.join(out_dir, "summary.json")
     try:
         with open(path) as f:
-            return json.load(f)
+            summary = json.load(f)
     except (OSError, ValueError) as e:
         fail(f"cannot read {path}: {e}")
+    if conservation:
+        check_conservation(summary, path)
+    return summary

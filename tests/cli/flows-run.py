@@ -5,7 +5,6 @@ fct.csv has one row per flow with slowdown >= 1, fct-bins.csv and summary.json a
 usage: flows-run.py WORKDIR PROGRAM FLOWFILE NFLOWS [PROGRAM ARGS...]
 """
 import csv
-import json
 import os
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ def main():
                           timeout=60 * clitest.TIMEOUT_SCALE)
     if proc.returncode != 0:
         sys.exit(f"flows exited {proc.returncode}: {proc.stderr}")
-    summary = json.load(open(os.path.join(out, "summary.json")))
+    summary = clitest.load_summary(out)
     flows = summary["flows"]
     if flows["total"] != nflows or flows["finished"] != nflows:
         sys.exit(f"expected {nflows} finished flows, summary says {flows}")

@@ -5,6 +5,7 @@
 // ProgramOptions: every mistake is one line on stderr and exit code 2; good input is applied.
 
 #include "ns3/config.h"
+#include "ns3/conservation-check.h"
 #include "ns3/program-options.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/string.h"
@@ -103,6 +104,23 @@ TEST(FabricProgramOptions, SharedOptionValues)
     EXPECT_USAGE_ERROR(Args({"--stop=5"}), "--stop: \"5\" has no unit");
     EXPECT_USAGE_ERROR(Args({"--stop=-1ms"}), "--stop: \"-1ms\" is negative");
     EXPECT_USAGE_ERROR(Args({"--out="}), "--out: empty directory");
+}
+
+TEST(FabricProgramOptions, StrictTurnsAlertsIntoAFailedRun)
+{
+    EXPECT_USAGE_ERROR(Args({"--strict=maybe"}), "--strict:");
+    ConservationCheck::Reset();
+    {
+        Vars v;
+        ProgramOptions o("prog", "a test program");
+        AddOptions(o, v);
+        o.Parse(Args({"prog", "--strict"}));
+        EXPECT_TRUE(ConservationCheck::IsStrict());
+        EXPECT_EQ(o.OptionsAsJson()["strict"], true);
+        Config::Reset();
+    }
+    ConservationCheck::Reset();
+    EXPECT_FALSE(ConservationCheck::IsStrict());
 }
 
 TEST(FabricProgramOptions, ProgramOptionValues)
@@ -227,7 +245,8 @@ TEST(FabricProgramOptions, GoodCommandLineIsApplied)
     EXPECT_EQ(j["ns3"]["ns3::UniformRandomVariable::Max"], "2");
     EXPECT_EQ(j["ns3"]["RngRun"], "3");
     EXPECT_EQ(j["maxMemory"], "available"); // not given: the machine's available memory
-    EXPECT_EQ(j.size(), 16U);               // 6 shared + 9 program options + "ns3"
+    EXPECT_EQ(j["strict"], false);
+    EXPECT_EQ(j.size(), 17U); // 7 shared + 9 program options + "ns3"
 
     Config::Reset();
     RngSeedManager::SetSeed(1);

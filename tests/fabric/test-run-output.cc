@@ -60,10 +60,14 @@ TEST_F(FabricRunOutput, SummaryRoundTrip)
     EXPECT_EQ(back["interrupted"], false);
     EXPECT_FALSE(back.contains("interrupted_by"));
 
+    // No fabric in this process: the conservation check has nothing to say, and says so.
+    EXPECT_EQ(back["conservation"]["holds"], true);
+    EXPECT_EQ(back["alerts"], nlohmann::json::array());
+
     // Dropping "wall" leaves only what is deterministic.
     nlohmann::json det = back;
     det.erase("wall");
-    EXPECT_EQ(det.size(), 5U);
+    EXPECT_EQ(det.size(), 7U);
 
     // A second write replaces the first and leaves no temporary file behind.
     out.Json()["result"]["busbw_GBps"] = 7;

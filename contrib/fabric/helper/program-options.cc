@@ -5,6 +5,7 @@
 #include "program-options.h"
 
 #include "atomic-file.h"
+#include "conservation-check.h"
 #include "ns3-argument-validator.h"
 #include "parse-number.h"
 #include "run-interrupt.h"
@@ -263,6 +264,15 @@ ProgramOptions::ProgramOptions(const std::string& program, const std::string& de
          [this]() {
              return nlohmann::json(m_maxMemoryText.empty() ? "available" : m_maxMemoryText);
          }});
+    // Off by default: a lossless drop or a broken balance is reported loudly either way; a
+    // batch of runs (CI, a sweep) wants it to fail the run as well.
+    Add({"strict",
+         "exit with code 3 when the end-of-run conservation check fails or a lossless class "
+         "dropped a packet (summary.json \"alerts\"); without it the run only warns",
+         "false",
+         true,
+         [](const std::string& v) { ConservationCheck::SetStrict(ParseBool(v)); },
+         []() { return nlohmann::json(ConservationCheck::IsStrict()); }});
 }
 
 void

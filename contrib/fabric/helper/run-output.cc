@@ -5,6 +5,7 @@
 #include "run-output.h"
 
 #include "atomic-file.h"
+#include "conservation-check.h"
 #include "input-error.h"
 #include "progress-reporter.h"
 #include "run-interrupt.h"
@@ -86,6 +87,19 @@ RunOutput::WriteSummary()
     if (RunInterrupt::IsRequested())
     {
         m_json["interrupted_by"] = RunInterrupt::GetSignalName();
+    }
+    // Every program writes its summary here, so this is where every run is checked: the
+    // simulation alive now, and those already torn down (ConservationCheck).
+    ConservationCheck::Capture();
+    m_json["conservation"] = ConservationCheck::ToJson();
+    const std::vector<std::string> alerts = ConservationCheck::GetAlerts();
+    m_json["alerts"] = alerts;
+    for (const std::string& alert : alerts)
+    {
+        std::fprintf(stderr,
+                     "%s: %s\n",
+                     ConservationCheck::IsStrict() ? "error (--strict)" : "warning",
+                     alert.c_str());
     }
     AtomicFile::Write(PathOf("summary.json"), m_json.dump(2) + "\n");
 }
@@ -199,6 +213,17 @@ RunOutput::RenderGnuplot(const std::string& script, const std::string& png) cons
     }
     std::remove(PathOf("gnuplot.log").c_str());
     return PathOf(png);
+}
+
+int
+RunOutput::GetExitCode()
+{
+    const int interrupted = RunInterrupt::GetExitCode();
+    if (interrupted != 0)
+    {
+        return interrupted;
+    }
+    return ConservationCheck::StrictFailure() ? ConservationCheck::STRICT_EXIT_CODE : 0;
 }
 
 double

@@ -29,7 +29,10 @@ namespace ns3
  * - "simulator": simulated figures: events, packet_hops, sim_time_us;
  * - "config": the options (ProgramOptions::OptionsAsJson()); the program adds its results;
  * - "interrupted": whether SIGINT or SIGTERM stopped the run (RunInterrupt), written by
- *   WriteSummary().
+ *   WriteSummary();
+ * - "conservation": the end-of-run packet balance of every stack (ConservationCheck), and
+ *   "alerts": one line per lossless drop or broken balance (empty when all is well), both
+ *   written by WriteSummary(), which also prints the alerts on stderr.
  *
  * Every file is written atomically (AtomicFile), so an interrupted or failing run never leaves a
  * truncated file where a complete one was.
@@ -56,7 +59,8 @@ class RunOutput
     /**
      * \brief Write <dir>/summary.json atomically (AtomicFile), with "interrupted": whether
      * SIGINT or SIGTERM stopped the run (RunInterrupt; then also "interrupted_by": the
-     * signal's name, and the figures are those reached when it stopped).
+     * signal's name, and the figures are those reached when it stopped), "conservation" and
+     * "alerts" (ConservationCheck, audited now).
      * \throw InputError if the file cannot be written
      */
     void WriteSummary();
@@ -94,6 +98,12 @@ class RunOutput
      * a missing plot never fails the run
      */
     std::string RenderGnuplot(const std::string& script, const std::string& png) const;
+
+    /**
+     * \return the code a program ends with: RunInterrupt's (130, 143) after a signal, else
+     * ConservationCheck::STRICT_EXIT_CODE when --strict is on and the run had an alert, else 0
+     */
+    static int GetExitCode();
 
     /** \return peak resident memory of this process in MiB (VmHWM), or -1 if unknown */
     static double PeakRssMiB();

@@ -3,15 +3,28 @@
  */
 #include "rdma-fabric.h"
 
+#include "ns3/conservation-check.h"
 #include "ns3/input-error.h"
 #include "ns3/log.h"
+
+#include <exception>
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaFabric");
 
-RdmaFabric::~RdmaFabric() = default;
+RdmaFabric::~RdmaFabric()
+{
+    // Programs that run one simulation per collective tear each fabric down before the next:
+    // this is the last moment its devices and queues can be audited. A later capture of the
+    // same simulation (its summary) replaces this one. A fabric whose building threw is no
+    // run, and may be half made.
+    if (std::uncaught_exceptions() == 0)
+    {
+        ConservationCheck::Capture();
+    }
+}
 
 uint32_t
 RdmaFabric::EnablePcap(const std::string& /*dir*/)

@@ -29,6 +29,9 @@ class FabricTopology;
  * run unchanged over RoCEv2 (RoceFabricHelper) and InfiniBand (IbFabricHelper)
  * (shared/DESIGN.md: "a collective runs unchanged over RoCEv2, InfiniBand or TCP"). Host h
  * is the topology's h-th host (FabricTopology::GetHosts()).
+ *
+ * Destroying a fabric audits the live simulation's packet balance (ConservationCheck), so
+ * that a program which builds one fabric per simulation has each of them checked.
  */
 class RdmaFabric
 {

@@ -1,0 +1,204 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ib-conservation.h"
+
+#include "ns3/conservation-check.h"
+#include "ns3/ib-channel.h"
+#include "ns3/ib-credits.h"
+#include "ns3/ib-hca-device.h"
+#include "ns3/ib-net-device.h"
+#include "ns3/ib-switch.h"
+#include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("IbConservation");
+
+namespace
+{
+
+/// A port's data packets and bytes received (kept in its buffer; overruns apart).
+std::pair<uint64_t, uint64_t>
+Received(const IbNetDevice& d)
+{
+    uint64_t bytes = 0;
+    for (uint8_t vl = 0; vl < d.GetNDataVls(); ++vl)
+    {
+        bytes += d.GetVlRxBytes(vl);
+    }
+    return {d.GetRxPackets(), bytes};
+}
+
+std::string
+PortName(const IbNetDevice& d)
+{
+    return "node " + std::to_string(d.GetNode()->GetId()) + " port " +
+           std::to_string(d.GetIfIndex());
+}
+
+} // namespace
+
+void
+IbConservation::Register()
+{
+    ConservationCheck::RegisterAuditor(STACK, &IbConservation::Audit);
+}
+
+bool
+IbConservation::CreditsBalance(const IbNetDevice& tx,
+                               const IbNetDevice& rx,
+                               uint8_t vl,
+                               std::string& failure)
+{
+    const uint32_t mask = IbCredits::MODULUS - 1;
+    const uint32_t n = rx.GetBufferBlocks();
+    const uint32_t c = (tx.GetFccl(vl) - tx.GetFctbs(vl)) & mask;
+    const uint32_t g = (rx.GetAdvertisedLimit(vl) - tx.GetFccl(vl)) & mask;
+    const uint32_t d = (tx.GetFctbs(vl) - rx.GetAbr(vl)) & mask;
+    const uint32_t u = rx.GetBufferUsedBlocks(vl);
+    const uint32_t expected = u + std::min<uint32_t>(n > u ? n - u : 0, IbCredits::MAX_LEAD);
+    if (c + g + d + u == expected && u <= n)
+    {
+        return true;
+    }
+    failure = PortName(tx) + " -> " + PortName(rx) + " VL" + std::to_string(vl) + ": credits " +
+              std::to_string(c) + " + in flight " + std::to_string(g) + " + data on the cable " +
+              std::to_string(d) + " + buffered " + std::to_string(u) +
+              " != " + std::to_string(expected) + " (buffer " + std::to_string(n) + " blocks)";
+    return false;
+}
+
+bool
+IbConservation::Audit(ConservationAccount& account)
+{
+    bool found = false;
+    for (const char* reason : {"credit_overrun", "unroutable", "sl2vl_vl15"})
+    {
+        account.AddDropped(reason, 0, 0);
+    }
+    for (const char* place : {"links", "switch_queues", "switch_pipelines", "hca_receiving"})
+    {
+        account.AddInFlight(place, 0, 0);
+    }
+    account.AddCheck("ib_credits_balanced", true);
+    account.AddCheck("ib_links_consistent", true);
+
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        Ptr<Node> node = *it;
+        Ptr<IbSwitch> sw = node->GetObject<IbSwitch>();
+        uint64_t switchRx = 0;
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<IbNetDevice> d = DynamicCast<IbNetDevice>(node->GetDevice(i));
+            if (!d)
+            {
+                continue;
+            }
+            found = true;
+            const auto [rxPackets, rxBytes] = Received(*d);
+            // Every InfiniBand VL is lossless: each drop is one.
+            account.AddDropped("credit_overrun",
+                               d->GetCreditOverruns(),
+                               d->GetCreditOverrunBytes());
+            account.AddLosslessDrop("credit_overrun",
+                                    d->GetCreditOverruns(),
+                                    d->GetCreditOverrunBytes());
+            Ptr<IbHcaDevice> hca = DynamicCast<IbHcaDevice>(d);
+            if (hca)
+            {
+                account.AddInjected(d->GetTxPackets(), d->GetTxBytes());
+                account.AddDelivered(hca->GetConsumedPackets(), hca->GetConsumedBytes());
+                if (rxPackets < hca->GetConsumedPackets() || rxBytes < hca->GetConsumedBytes())
+                {
+                    account.AddCheck("ib_links_consistent",
+                                     false,
+                                     PortName(*d) + " consumed more than it received");
+                }
+                else
+                {
+                    account.AddInFlight("hca_receiving",
+                                        rxPackets - hca->GetConsumedPackets(),
+                                        rxBytes - hca->GetConsumedBytes());
+                }
+            }
+            else
+            {
+                for (uint8_t vl = 0; vl < d->GetNDataVls(); ++vl)
+                {
+                    account.AddInFlight("switch_queues",
+                                        d->GetQueuedPackets(vl),
+                                        d->GetQueuedBytes(vl));
+                }
+                switchRx += rxPackets;
+            }
+
+            Ptr<IbChannel> ch = DynamicCast<IbChannel>(d->GetChannel());
+            if (!ch || ch->GetNDevices() != 2)
+            {
+                continue;
+            }
+            Ptr<IbNetDevice> peer = ch->GetPeer(d);
+            // The cable toward d: what its peer started and d has not seen the head of.
+            const uint64_t seenPackets = rxPackets + d->GetCreditOverruns();
+            const uint64_t seenBytes = rxBytes + d->GetCreditOverrunBytes();
+            if (peer->GetTxPackets() < seenPackets || peer->GetTxBytes() < seenBytes)
+            {
+                account.AddCheck("ib_links_consistent",
+                                 false,
+                                 "cable to " + PortName(*d) + ": " +
+                                     std::to_string(peer->GetTxPackets()) + " packets sent, " +
+                                     std::to_string(seenPackets) + " arrived");
+            }
+            else
+            {
+                account.AddInFlight("links",
+                                    peer->GetTxPackets() - seenPackets,
+                                    peer->GetTxBytes() - seenBytes);
+            }
+            for (uint8_t vl = 0; vl < std::min(d->GetNDataVls(), peer->GetNDataVls()); ++vl)
+            {
+                std::string failure;
+                if (!CreditsBalance(*peer, *d, vl, failure))
+                {
+                    account.AddCheck("ib_credits_balanced", false, failure);
+                }
+            }
+        }
+        if (!sw)
+        {
+            continue;
+        }
+        account.AddDropped("unroutable", sw->GetUnroutable(), sw->GetUnroutableBytes());
+        account.AddLosslessDrop("unroutable", sw->GetUnroutable(), sw->GetUnroutableBytes());
+        account.AddDropped("sl2vl_vl15", sw->GetSl2VlDrops(), sw->GetSl2VlDropBytes());
+        account.AddLosslessDrop("sl2vl_vl15", sw->GetSl2VlDrops(), sw->GetSl2VlDropBytes());
+        // Arrived and neither forwarded nor dropped: inside the switch's latency. The bytes
+        // come from the switch's own per-output tally, the packets from the difference.
+        const uint64_t left = sw->GetForwarded() + sw->GetUnroutable() + sw->GetSl2VlDrops();
+        const uint64_t arrivingBytes = sw->GetArrivingBytes();
+        if (switchRx < left || ((switchRx == left) != (arrivingBytes == 0)))
+        {
+            account.AddCheck("ib_links_consistent",
+                             false,
+                             "switch node " + std::to_string(node->GetId()) + ": " +
+                                 std::to_string(switchRx) + " packets arrived, " +
+                                 std::to_string(left) + " forwarded or dropped, " +
+                                 std::to_string(arrivingBytes) + " bytes in its pipeline");
+        }
+        else
+        {
+            account.AddInFlight("switch_pipelines", switchRx - left, arrivingBytes);
+        }
+    }
+    NS_LOG_INFO("InfiniBand devices found: " << found);
+    return found;
+}
+
+} // namespace ns3
