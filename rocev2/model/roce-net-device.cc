@@ -662,9 +662,7 @@ RoceNetDevice::Receive(const Ptr<Packet>& frame)
         m_snifferTrace(frame);
     }
     // MAC Control frames are minimum-size (802.3 clause 31): larger frames need no look.
-    uint8_t type[14];
-    if (size <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 && type[12] == 0x88 &&
-        type[13] == 0x08)
+    if (IsMacControl(*frame))
     {
         ++m_controlArrivedFrames;
         m_controlArrivedBytes += size;
@@ -845,17 +843,17 @@ RoceNetDevice::GetRxErrorDrops() const
 }
 
 bool
-RoceNetDevice::IsMacControl(Ptr<const Packet> frame)
+RoceNetDevice::IsMacControl(const Packet& frame)
 {
     uint8_t type[14];
-    return frame->GetSize() <= 14 + PfcHeader::SIZE && frame->CopyData(type, 14) == 14 &&
+    return frame.GetSize() <= 14 + PfcHeader::SIZE && frame.CopyData(type, 14) == 14 &&
            type[12] == 0x88 && type[13] == 0x08;
 }
 
 void
 RoceNetDevice::CountLoss(LossSite site, Ptr<const Packet> frame)
 {
-    if (IsMacControl(frame))
+    if (IsMacControl(*frame))
     {
         return;
     }
@@ -877,7 +875,7 @@ void
 RoceNetDevice::CountArrivalLoss(LossSite site, Ptr<const Packet> frame)
 {
     // A lost arrival is still an arrival: the cable's balance needs its kind.
-    if (IsMacControl(frame))
+    if (IsMacControl(*frame))
     {
         ++m_controlArrivedFrames;
         m_controlArrivedBytes += frame->GetSize();

@@ -212,7 +212,7 @@ class RoceNetDevice : public NetDevice
     uint64_t GetControlArrivedFrames() const;
     uint64_t GetControlArrivedBytes() const;
     /// Whether a frame is MAC Control (EtherType 0x8808, minimum size), as Receive tells.
-    static bool IsMacControl(Ptr<const Packet> frame);
+    static bool IsMacControl(const Packet& frame);
 
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
