@@ -6,6 +6,7 @@
 #include "ns3/input-error.h"
 #include "ns3/json-reader.h"
 #include "ns3/nccl-datatype.h"
+#include "ns3/parse-number.h"
 
 #include <algorithm>
 #include <fstream>
@@ -57,6 +58,46 @@ class Streams
   private:
     std::map<std::string, uint32_t> m_ids;
 };
+
+/**
+ * \brief A number of an NCCL log line (digits, as the line's pattern matched them), in range:
+ * std::stoul threw std::out_of_range past 2^64 and truncated to 32 bits silently.
+ * \param digits the field's text
+ * \param lo smallest value \param hi largest value
+ * \param file the log \param line its line number
+ * \param field the field's name in the line, e.g. "count"
+ * \return the value
+ * \throw InputError naming the file, line and field
+ */
+uint64_t
+LogNumber(const std::string& digits,
+          uint64_t lo,
+          uint64_t hi,
+          const std::string& file,
+          uint64_t line,
+          const std::string& field)
+{
+    bool inRange = true;
+    uint64_t v = 0;
+    try
+    {
+        v = ParseUnsigned(digits, hi);
+    }
+    catch (const InputError&)
+    {
+        inRange = false; // a sign, or above hi
+    }
+    if (!inRange || v < lo)
+    {
+        throw InputError(file + ":" + std::to_string(line) + ": " + field + " " + digits +
+                             " is out of range",
+                         field + " from " + std::to_string(lo) + " to " + std::to_string(hi));
+    }
+    return v;
+}
+
+/// Largest communicator of an NCCL log, as for JSON workloads' "ranks".
+constexpr uint64_t MAX_LOG_RANKS = 1 << 24;
 
 } // namespace
 
@@ -287,7 +328,17 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
                                NcclDatatypeNames());
                     }
                 }
-                o.bytes = r.Integer(op["count"], path + ".count", 1, INT64_MAX) * size;
+                const int64_t count = r.Integer(op["count"], path + ".count", 1, INT64_MAX);
+                // count x size must fit as "bytes" does (the product overflowed into an
+                // arbitrary size, undefined behaviour).
+                if (count > INT64_MAX / size)
+                {
+                    r.Fail(path + ".count",
+                           std::to_string(count) + " elements of " + std::to_string(size) +
+                               " bytes is more than 2^63 bytes",
+                           "a count up to " + std::to_string(INT64_MAX / size));
+                }
+                o.bytes = count * size;
             }
             o.stream =
                 streams.Id(op.contains("stream") ? r.String(op["stream"], path + ".stream") : comm);
@@ -349,10 +400,14 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
         if (std::regex_search(s, head, init))
         {
             shapes[head[1].str() + ":" + head[2].str() + " " + head[3].str()] = {
-                static_cast<uint32_t>(std::stoul(head[4].str())),
-                static_cast<uint32_t>(std::stoul(head[5].str())),
-                static_cast<uint32_t>(std::stoul(head[6].str())),
-                static_cast<uint32_t>(std::stoul(head[7].str()))};
+                static_cast<uint32_t>(
+                    LogNumber(head[4].str(), 0, MAX_LOG_RANKS - 1, file, number, "rank")),
+                static_cast<uint32_t>(
+                    LogNumber(head[5].str(), 1, MAX_LOG_RANKS, file, number, "nRanks")),
+                static_cast<uint32_t>(
+                    LogNumber(head[6].str(), 1, MAX_LOG_RANKS, file, number, "nNodes")),
+                static_cast<uint32_t>(
+                    LogNumber(head[7].str(), 1, MAX_LOG_RANKS, file, number, "localRanks"))};
             continue;
         }
         if (!std::regex_search(s, head, candidate) || !names.count(head[1].str()))
@@ -360,8 +415,10 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
             continue; // not a collective call
         }
         std::smatch m;
-        const uint32_t datatype =
-            std::regex_match(s, m, line) ? NcclDatatypeBytes(std::stoll(m[6].str())) : 0;
+        // A datatype is 0-11: longer digits are none (std::stoll threw past 2^63).
+        const uint32_t datatype = std::regex_match(s, m, line) && m[6].length() <= 2
+                                      ? NcclDatatypeBytes(std::stoll(m[6].str()))
+                                      : 0;
         if (m.empty() || datatype == 0)
         {
             bad.push_back(number);
@@ -377,7 +434,9 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
             ++others;
             continue;
         }
-        const uint64_t count = std::stoull(m[5].str());
+        // Bytes are count x the datatype's size, at most 2^63 - 1 as in a JSON workload.
+        const uint64_t count =
+            LogNumber(m[5].str(), 0, INT64_MAX / datatype, file, number, "count");
         if (count == 0)
         {
             ++empty;
@@ -385,7 +444,8 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
         }
         const CollectiveOp op = names.at(m[3].str());
         const bool p2p = op == CollectiveOp::SEND_RECV;
-        const uint32_t nRanks = std::stoul(m[10].str());
+        const auto nRanks =
+            static_cast<uint32_t>(LogNumber(m[10].str(), 1, MAX_LOG_RANKS, file, number, "nranks"));
         // With the communicator's init line its GPUs per node are known, and a Send or Recv
         // peer (the root field) inside the node goes over NVLink; without, the GPUs of a
         // communicator that fits in a node share it and a larger one has one per node.
@@ -396,7 +456,9 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
         {
             const Shape& sh = shape->second;
             local = sh.nNodes * sh.localRanks == nRanks ? sh.localRanks : 0;
-            const uint32_t peer = std::stoul(m[8].str());
+            // The root field is the peer of a Send or Recv (unused, often 0, otherwise).
+            const uint64_t peer =
+                p2p ? LogNumber(m[8].str(), 0, nRanks - 1, file, number, "root (the peer)") : 0;
             sameNode = local > 0 && sh.rank / local == peer / local;
         }
         const std::string key = m[9].str() + (p2p ? (sameNode ? " p2p nvlink" : " p2p") : "");

@@ -177,3 +177,76 @@ TEST(WorkloadFile, JsonMistakesNameTheirPath)
               }).rfind("bad.json:1:", 0),
               0U);
 }
+
+// Regression (tests/fuzz/corpus/workload/count-times-size-overflow.json): count x the
+// datatype's size overflowed int64_t (undefined behaviour) into an arbitrary size.
+TEST(WorkloadFile, AJsonCountWhoseBytesOverflow)
+{
+    const std::string head = R"({"communicators": {"tp": {"kind": "tp", "ranks": 2}}, "ops": [)";
+    const std::string op = R"({"id": "a", "rank": "r0", "collective": "all_reduce", "comm": "tp", )"
+                           R"("datatype": "float", "count": )";
+    EXPECT_EQ(ErrorOf([&] {
+                  WorkloadFile::ParseJson(head + op + "9223372036854775807}]}", "w.json", {});
+              }),
+              "w.json: $.ops[0].count: 9223372036854775807 elements of 4 bytes is more than 2^63 "
+              "bytes (expected a count up to 2305843009213693951)");
+    EXPECT_EQ(ErrorOf([&] {
+                  WorkloadFile::ParseJson(head + op + "2305843009213693951}]}", "w.json", {});
+              }),
+              "");
+}
+
+// Regression (tests/fuzz/corpus/workload/crash-number-overflow.json): nlohmann_json's
+// out_of_range for a number beyond a double escaped the reader.
+TEST(WorkloadFile, AJsonNumberBeyondADouble)
+{
+    EXPECT_EQ(ErrorOf([] { WorkloadFile::ParseJson(R"({"gpus": 1e400})", "w.json", {}); }),
+              "w.json:1:10: the number 1e400 is too large (expected a number a double holds, "
+              "within +-1.8e308)");
+}
+
+// Regression (tests/fuzz/corpus/nccl-log/*): the numbers of a log line went through std::stoul
+// and std::stoull, which threw std::out_of_range (no InputError, no line) or truncated to 32
+// bits; count x the datatype's size wrapped; nranks=0 made a communicator without ranks.
+TEST(WorkloadFile, NcclLogNumbersOutOfRangeNameTheLineAndField)
+{
+    auto call = [](const std::string& op,
+                   const std::string& count,
+                   const std::string& datatype,
+                   const std::string& root,
+                   const std::string& nranks) {
+        return "h:1:1 [0] NCCL INFO " + op + ": opCount 1 sendbuff 0x1 recvbuff 0x2 count " +
+               count + " datatype " + datatype + " op 0 root " + root +
+               " comm 0xa [nranks=" + nranks + "] stream 0xb\n";
+    };
+    auto error = [](const std::string& text) {
+        return ErrorOf([&] { WorkloadFile::ParseNcclLog(text, "job.log", {}); });
+    };
+    EXPECT_EQ(error(call("AllReduce", "99999999999999999999", "7", "0", "16")),
+              "job.log:1: count 99999999999999999999 is out of range (expected count from 0 to "
+              "2305843009213693951)");
+    EXPECT_EQ(error(call("AllReduce", "4611686018427387904", "7", "0", "16")),
+              "job.log:1: count 4611686018427387904 is out of range (expected count from 0 to "
+              "2305843009213693951)");
+    EXPECT_EQ(error(call("Broadcast", "8", "7", "0", "0")),
+              "job.log:1: nranks 0 is out of range (expected nranks from 1 to 16777216)");
+    EXPECT_EQ(error(call("Reduce", "8", "7", "0", "4294967296")),
+              "job.log:1: nranks 4294967296 is out of range (expected nranks from 1 to 16777216)");
+    EXPECT_EQ(error(call("AllGather", "8", "99999999999999999999", "0", "4"))
+                  .rfind("job.log:1: not an NCCL collective line", 0),
+              0U);
+    const std::string init = "h:1:2 [0] NCCL INFO comm 0xa rank 3 nRanks 4 nNodes 2 localRanks 2 "
+                             "localRank 1 MNNVL 0\n";
+    EXPECT_EQ(error("h:1:2 [0] NCCL INFO comm 0xa rank 99999999999 nRanks 4 nNodes 2 "
+                    "localRanks 2 localRank 1 MNNVL 0\n" +
+                    call("AllReduce", "8", "7", "0", "4")),
+              "job.log:1: rank 99999999999 is out of range (expected rank from 0 to 16777215)");
+    EXPECT_EQ(error(init + call("Send", "8", "7", "-1", "4")),
+              "job.log:2: root (the peer) -1 is out of range (expected root (the peer) from 0 to "
+              "3)");
+    EXPECT_EQ(error(init + call("Send", "8", "7", "4", "4")),
+              "job.log:2: root (the peer) 4 is out of range (expected root (the peer) from 0 to "
+              "3)");
+    // A root that is no peer (an all-reduce's) is not read.
+    EXPECT_EQ(error(init + call("AllReduce", "8", "7", "-1", "4")), "");
+}

@@ -106,3 +106,15 @@ TEST(FabricFlowFile, MistakesNameTheFileAndLine)
                   .find("cannot read"),
               std::string::npos);
 }
+
+// Regression (tests/fuzz/corpus/flow-file/hpcc-start-huge.txt): a start of 1e300 seconds went
+// into Seconds(), whose conversion to ns-3's integer time is undefined beyond its range.
+TEST(FabricFlowFile, AnHpccStartBeyondTheLargestTime)
+{
+    const std::string e = ErrorOf("1\n0 1 3 100 4096 1e300\n");
+    EXPECT_NE(e.find(":2: start 1e300 (expected a time >= 0 in seconds, below 9223372036."),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("(the largest ns-3 time))"), std::string::npos) << e;
+    EXPECT_EQ(ErrorOf("1\n0 1 3 100 4096 9.2e9\n"), "");
+}

@@ -341,3 +341,29 @@ TEST(ScenarioFile, CollectiveMistakesNameTheirPath)
                   .find("$.collectives[0].priority"),
               std::string::npos);
 }
+
+// Regression (tests/fuzz/corpus/scenario/crash-number-overflow.json): a number beyond a double
+// made nlohmann_json throw out_of_range, which no reader caught, with no line.
+TEST(ScenarioFile, ANumberBeyondADoubleNamesItsLineAndColumn)
+{
+    EXPECT_EQ(ErrorOf("44e334{\n44e3344\n3\n"),
+              "case.json:1:1: the number 44e334 is too large (expected a number a double holds, "
+              "within +-1.8e308)");
+    // RING's line 22, at the value's first character.
+    EXPECT_EQ(ErrorOf(RingWith(R"("ttl": 16)", R"("ttl": -1e999)")),
+              "case.json:22:10: the number -1e999 is too large (expected a number a double "
+              "holds, within +-1.8e308)");
+}
+
+// Regression (tests/fuzz/corpus/scenario/link-rate-0): FabricTopology refused the rate with
+// std::invalid_argument, a message without the file or the link.
+TEST(ScenarioFile, ALinkRateOfZero)
+{
+    EXPECT_EQ(ErrorOf(RingWith(R"("rate": "40Gbps")", R"("rate": "0Gbps")")),
+              "case.json: $.links[3].rate: \"0Gbps\" is no rate (expected a rate > 0, e.g. "
+              "100Gbps)");
+    EXPECT_EQ(ErrorOf(RingWith(R"({"rate": "100Gbps", "delay": "1us"})",
+                               R"({"rate": "0bps", "delay": "1us"})")),
+              "case.json: $.defaults.rate: \"0bps\" is no rate (expected a rate > 0, e.g. "
+              "100Gbps)");
+}

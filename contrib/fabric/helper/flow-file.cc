@@ -117,6 +117,15 @@ FlowFile::Read(const std::string& path, uint32_t nHosts, const FabricTopology* n
     {
         throw InputError("cannot read flow file " + path, "a readable file");
     }
+    return Read(in, path, nHosts, nodeIds);
+}
+
+std::vector<FlowSpec>
+FlowFile::Read(std::istream& in,
+               const std::string& path,
+               uint32_t nHosts,
+               const FabricTopology* nodeIds)
+{
     std::vector<FlowSpec> flows;
     std::string line;
     uint32_t lineNo = 0;
@@ -165,9 +174,14 @@ FlowFile::Read(const std::string& path, uint32_t nHosts, const FabricTopology* n
             {
                 s.bytes = ParseUnsigned(f[4]);
                 const double t = ParseDouble(f[5]);
-                if (!(t >= 0))
+                // Beyond Time::Max() the conversion to ns-3's integer time is undefined
+                // behaviour (1e300 seconds became an arbitrary time).
+                if (!(t >= 0 && t < Time::Max().GetSeconds()))
                 {
-                    throw InputError("start " + f[5], "a time >= 0 in seconds");
+                    throw InputError("start " + f[5],
+                                     "a time >= 0 in seconds, below " +
+                                         std::to_string(Time::Max().GetSeconds()) +
+                                         " (the largest ns-3 time)");
                 }
                 s.start = Seconds(t);
             }

@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,20 @@ class FlowFile
      * \return the flows in file order
      */
     static std::vector<FlowSpec> Read(const std::string& path,
+                                      uint32_t nHosts,
+                                      const FabricTopology* nodeIds = nullptr);
+
+    /**
+     * \brief Read flows from a stream (the fuzz target's entry point; Read(path, ...) opens the
+     * file and reads it here).
+     * \param in the file's text
+     * \param file the file's name, for messages
+     * \param nHosts as for Read(path, ...)
+     * \param nodeIds as for Read(path, ...)
+     * \return the flows in file order
+     */
+    static std::vector<FlowSpec> Read(std::istream& in,
+                                      const std::string& file,
                                       uint32_t nHosts,
                                       const FabricTopology* nodeIds = nullptr);
 

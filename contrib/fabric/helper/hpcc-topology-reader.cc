@@ -83,6 +83,12 @@ HpccTopologyReader::Read(const std::string& path)
     {
         throw InputError("cannot read topology file " + path, "a readable file");
     }
+    return Read(in, path);
+}
+
+FabricTopology
+HpccTopologyReader::Read(std::istream& in, const std::string& path)
+{
     uint32_t lineNo = 0;
     std::vector<std::string> f;
     try

@@ -34,6 +34,16 @@ class HpccTopologyReader
   public:
     static FabricTopology Read(const std::string& path);
 
+    /**
+     * \brief Read a topology from a stream (the fuzz target's entry point; Read(path) opens the
+     * file and reads it here).
+     * \param in the file's text
+     * \param file the file's name, for messages
+     * \return the topology
+     * \throw InputError naming file and line on any mistake
+     */
+    static FabricTopology Read(std::istream& in, const std::string& file);
+
     /** The counts a file's first line declares. */
     struct Counts
     {

@@ -36,6 +36,87 @@ LineColumn(const std::string& text, size_t offset)
     }
     return std::to_string(line) + ":" + std::to_string(column);
 }
+
+/**
+ * Where the SAX parser stopped with an error. The DOM parser's out_of_range exception (a number
+ * beyond a double, "1e400") carries no position, unlike its parse_error; parsing again with
+ * this handler gives the position.
+ */
+class ErrorLocator : public nlohmann::json::json_sax_t
+{
+  public:
+    size_t position{0}; //!< Bytes read when the error was found (the token's end).
+    std::string token;  //!< The offending token.
+
+    bool null() override
+    {
+        return true;
+    }
+
+    bool boolean(bool) override
+    {
+        return true;
+    }
+
+    bool number_integer(number_integer_t) override
+    {
+        return true;
+    }
+
+    bool number_unsigned(number_unsigned_t) override
+    {
+        return true;
+    }
+
+    bool number_float(number_float_t, const string_t&) override
+    {
+        return true;
+    }
+
+    bool string(string_t&) override
+    {
+        return true;
+    }
+
+    bool binary(binary_t&) override
+    {
+        return true;
+    }
+
+    bool start_object(std::size_t) override
+    {
+        return true;
+    }
+
+    bool key(string_t&) override
+    {
+        return true;
+    }
+
+    bool end_object() override
+    {
+        return true;
+    }
+
+    bool start_array(std::size_t) override
+    {
+        return true;
+    }
+
+    bool end_array() override
+    {
+        return true;
+    }
+
+    bool parse_error(std::size_t at,
+                     const std::string& last,
+                     const nlohmann::json::exception&) override
+    {
+        position = at;
+        token = last;
+        return false;
+    }
+};
 } // namespace
 
 JsonReader::JsonReader(std::string file)
@@ -59,6 +140,16 @@ JsonReader::Parse(const std::string& text, const std::string& file, const std::s
         why = colon == std::string::npos ? why : why.substr(colon + 2);
         throw InputError(file + ":" + LineColumn(text, e.byte) + ": not valid JSON: " + why,
                          "JSON (" + doc + ")");
+    }
+    catch (const Json::out_of_range& e)
+    {
+        // nlohmann_json's only out_of_range while parsing: a number too large for a double.
+        ErrorLocator where;
+        Json::sax_parse(text, &where);
+        const size_t start = where.position - std::min(where.position, where.token.size());
+        throw InputError(file + ":" + LineColumn(text, start + 1) + ": the number " + where.token +
+                             " is too large",
+                         "a number a double holds, within +-1.8e308");
     }
 }
 

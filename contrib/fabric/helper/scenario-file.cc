@@ -50,6 +50,18 @@ class Reader : public JsonReader
         return static_cast<uint32_t>(topo.GetHostIndex(id));
     }
 
+    /// A link rate: FabricTopology refuses 0 with std::invalid_argument, which would reach
+    /// the user without the file and path.
+    DataRate RateOf(const Json& v, const std::string& path) const
+    {
+        const DataRate rate = ParseRate(String(v, path), File() + ": " + path);
+        if (rate.GetBitRate() == 0)
+        {
+            Fail(path, "\"" + v.get<std::string>() + "\" is no rate", "a rate > 0, e.g. 100Gbps");
+        }
+        return rate;
+    }
+
     uint8_t Priority(const Json& v, const std::string& path) const
     {
         return static_cast<uint8_t>(Integer(v, path, 0, 7));
@@ -73,8 +85,7 @@ ReadTopology(const Reader& r, const Json& root, Scenario& s)
         r.OnlyKeys(d, "$.defaults", {"rate", "delay"});
         if (d.contains("rate"))
         {
-            rate =
-                ParseRate(r.String(d["rate"], "$.defaults.rate"), r.File() + ": $.defaults.rate");
+            rate = r.RateOf(d["rate"], "$.defaults.rate");
         }
         if (d.contains("delay"))
         {
@@ -142,9 +153,7 @@ ReadTopology(const Reader& r, const Json& root, Scenario& s)
         {
             r.Fail(path + ".between", "a link from a node to itself", "two different nodes");
         }
-        const DataRate lr = l.contains("rate") ? ParseRate(r.String(l["rate"], path + ".rate"),
-                                                           r.File() + ": " + path + ".rate")
-                                               : rate;
+        const DataRate lr = l.contains("rate") ? r.RateOf(l["rate"], path + ".rate") : rate;
         const Time ld = l.contains("delay") ? r.TimeOf(l["delay"], path + ".delay") : delay;
         s.topology.AddLink(a, b, lr.GetBitRate(), ld);
     }
