@@ -165,7 +165,7 @@ FabricRunOptions::Install(const ProgramOptions& opts,
     if (fabric.GetIbFabric())
     {
         m_ibReport = std::make_unique<IbFabricReport>(m_ibSample);
-        m_ibReport->Install(*fabric.GetIbFabric());
+        m_ibReport->Install(*fabric.GetIbFabric(), out);
     }
 }
 

@@ -96,8 +96,8 @@ class FabricRunOptions
     std::vector<std::string> m_fabrics;
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
-    // 10 us: a few samples per 64 MiB ring step at 100G, and about 100 bytes per port per
-    // sample in memory (ib-credits.csv grows with ports x run time / interval).
+    // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
+    // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};
     PfcMonitor m_pfc;
     std::unique_ptr<IbFabricReport> m_ibReport;

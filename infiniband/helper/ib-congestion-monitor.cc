@@ -54,6 +54,22 @@ void
 IbCongestionMonitor::Stop()
 {
     m_event.Cancel();
+    if (m_creditLog)
+    {
+        m_creditLog->Close();
+    }
+}
+
+void
+IbCongestionMonitor::EnableCreditLog(CsvWriter csv)
+{
+    m_creditLog.emplace(std::move(csv));
+}
+
+std::vector<std::string>
+IbCongestionMonitor::CreditColumns()
+{
+    return {"time_us", "port", "vl", "credits", "buffer_used", "queued_bytes"};
 }
 
 void
@@ -74,7 +90,14 @@ IbCongestionMonitor::Sample()
                              port->GetBufferUsedBlocks(vl),
                              port->GetQueuedBytes(vl)};
             busy = busy || s.bufferUsed > 0 || s.queued > 0;
-            m_samples.push_back(s);
+            if (m_creditLog)
+            {
+                WriteCredit(*m_creditLog, s);
+            }
+            else
+            {
+                m_samples.push_back(s);
+            }
         }
         Ptr<IbHcaDevice> hca = DynamicCast<IbHcaDevice>(port);
         busy = busy || (hca && hca->GetEngine() && hca->GetEngine()->HasActiveQueuePairs());
@@ -194,14 +217,9 @@ IbCongestionMonitor::GetPortName(uint32_t port) const
 }
 
 void
-IbCongestionMonitor::WriteCredits(std::ostream& os) const
+IbCongestionMonitor::WriteCredit(CsvWriter& csv, const VlSample& s) const
 {
-    os << "time_us,port,vl,credits,buffer_used,queued_bytes\n";
-    for (const VlSample& s : m_samples)
-    {
-        os << s.at.GetNanoSeconds() / 1e3 << ',' << m_names[s.port] << ',' << +s.vl << ','
-           << s.credits << ',' << s.bufferUsed << ',' << s.queued << '\n';
-    }
+    csv.Row(s.at.GetNanoSeconds() / 1e3, m_names[s.port], s.vl, s.credits, s.bufferUsed, s.queued);
 }
 
 void

@@ -4,10 +4,12 @@
 #ifndef IB_CONGESTION_MONITOR_H
 #define IB_CONGESTION_MONITOR_H
 
+#include "ns3/csv-writer.h"
 #include "ns3/event-id.h"
 #include "ns3/ib-net-device.h"
 #include "ns3/nstime.h"
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -65,8 +67,19 @@ class IbCongestionMonitor
 
     /// Watch every port of a built fabric, sampling from now on until Stop().
     void Install(const IbFabricHelper& fabric);
+    /// Stop sampling; a credit log (EnableCreditLog) is closed into place.
     void Stop();
 
+    /**
+     * \brief Write each credit sample to \p csv (CreditColumns()) as it is taken instead of
+     * keeping it: memory stays flat however long the run (a k=16 fabric holds 12,288 port VLs,
+     * 32 B each per interval in memory). GetSamples() is then empty.
+     */
+    void EnableCreditLog(CsvWriter csv);
+    /// The columns of credits.csv.
+    static std::vector<std::string> CreditColumns();
+
+    /// The credit samples kept in memory (none with a credit log).
     const std::vector<VlSample>& GetSamples() const;
     const std::vector<Spread>& GetSpread() const;
     /// The largest number of congested ports in one interval.
@@ -80,13 +93,13 @@ class IbCongestionMonitor
     /// A watched port's name ("<node>-<port>").
     const std::string& GetPortName(uint32_t port) const;
 
-    /// credits.csv: time_us, port, vl, credits, buffer_used, queued_bytes.
-    void WriteCredits(std::ostream& os) const;
     /// congestion.csv: time_us, congested_ports, depth, ports (names separated by spaces).
     void WriteSpread(std::ostream& os) const;
 
   private:
     void Sample();
+    /// One row of credits.csv.
+    void WriteCredit(CsvWriter& csv, const VlSample& s) const;
     /// Spread::depth of a set of congested ports.
     uint32_t TreeDepth(const std::vector<uint32_t>& congested) const;
 
@@ -98,6 +111,7 @@ class IbCongestionMonitor
     std::vector<uint32_t> m_node;     //!< per port: the node it belongs to
     std::vector<uint32_t> m_peerNode; //!< per port: the node at the link's other end
     std::vector<VlSample> m_samples;
+    std::optional<CsvWriter> m_creditLog;
     std::vector<Spread> m_spread;
     EventId m_event;
 };

@@ -38,10 +38,12 @@ IbFabricReport::IbFabricReport(Time interval, double waitThreshold)
 }
 
 void
-IbFabricReport::Install(const IbFabricHelper& fabric)
+IbFabricReport::Install(const IbFabricHelper& fabric, const RunOutput& out)
 {
     m_ports.Install(fabric);
     m_ports.Start();
+    m_congestion.EnableCreditLog(
+        out.OpenCsv("ib-credits.csv", IbCongestionMonitor::CreditColumns()));
     m_congestion.Install(fabric);
 }
 
@@ -107,7 +109,6 @@ IbFabricReport::Finish(const RunOutput& out)
     }
 
     WriteFile(out, "ib-ports.csv", [this](std::ostream& os) { m_ports.WriteCsv(os); });
-    WriteFile(out, "ib-credits.csv", [this](std::ostream& os) { m_congestion.WriteCredits(os); });
     WriteFile(out, "ib-congestion.csv", [this](std::ostream& os) { m_congestion.WriteSpread(os); });
     WriteFile(out, "ib-port-waits.csv", [&waits](std::ostream& os) {
         os << "rank,port,credit_wait_fraction,arbitration_wait_fraction,utilisation\n";

@@ -38,8 +38,9 @@ class IbFabricReport
      */
     explicit IbFabricReport(Time interval, double waitThreshold = 0.5);
 
-    /// Watch every port of a built fabric from now on.
-    void Install(const IbFabricHelper& fabric);
+    /// Watch every port of a built fabric from now on; credit samples go to the run's
+    /// ib-credits.csv as they are taken.
+    void Install(const IbFabricHelper& fabric, const RunOutput& out);
     /**
      * Stop watching, write the files into the run's folder and render the plot.
      * \return the summary.json entry: sampling, per-VL and per-port figures, congestion tree,

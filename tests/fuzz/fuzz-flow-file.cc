@@ -15,7 +15,6 @@
 
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 using namespace ns3;
 
@@ -31,14 +30,6 @@ HpccTopology()
         return HpccTopologyReader::Read(in, "hpcc-topology.txt");
     }();
     return topology;
-}
-
-/// One file per fuzzing process, rewritten for every input.
-const std::string&
-TempFile()
-{
-    static const std::string path = "/tmp/fuzz-flow-file-" + std::to_string(getpid()) + ".txt";
-    return path;
 }
 
 void
@@ -60,6 +51,7 @@ extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     const std::string text = fuzz::Text(data, size);
+    const std::string& file = fuzz::TempFile("flow-file");
     fuzz::ExpectValueOrInputError([&] {
         std::istringstream in(text);
         CheckFlows(FlowFile::Read(in, "flows.txt", 16), 16, text);
@@ -69,9 +61,9 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         const FabricTopology& t = HpccTopology();
         CheckFlows(FlowFile::Read(in, "flows.txt", t.GetNHosts(), &t), t.GetNHosts(), text);
     });
-    std::ofstream(TempFile(), std::ios::binary | std::ios::trunc) << text;
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
     fuzz::ExpectValueOrInputError([&] {
-        const double n = FlowFile::EstimateCount(TempFile());
+        const double n = FlowFile::EstimateCount(file);
         fuzz::Require(n >= 0, "a negative flow count", text);
     });
     return 0;

@@ -18,7 +18,6 @@
 
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 using namespace ns3;
 
@@ -28,24 +27,17 @@ namespace
 constexpr uint64_t MAX_NODES = 4096;
 constexpr uint64_t MAX_LINKS = 65536;
 
-/// One file per fuzzing process, rewritten for every input.
-const std::string&
-TempFile()
-{
-    static const std::string path = "/tmp/fuzz-hpcc-topology-" + std::to_string(getpid()) + ".txt";
-    return path;
-}
-
 } // namespace
 
 extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     const std::string text = fuzz::Text(data, size);
-    std::ofstream(TempFile(), std::ios::binary | std::ios::trunc) << text;
+    const std::string& file = fuzz::TempFile("hpcc-topology");
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
     bool small = true;
     fuzz::ExpectValueOrInputError([&] {
-        const HpccTopologyReader::Counts c = HpccTopologyReader::ReadCounts(TempFile());
+        const HpccTopologyReader::Counts c = HpccTopologyReader::ReadCounts(file);
         fuzz::Require(c.switches <= c.nodes, "more switches than nodes", text);
         small = c.nodes <= MAX_NODES && c.links <= MAX_LINKS;
     });

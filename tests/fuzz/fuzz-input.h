@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <unistd.h>
 
 /**
  * \file
@@ -60,6 +61,24 @@ ExpectValueOrInputError(F&& parse)
         std::fprintf(stderr, "fuzz finding: a non-std exception\n");
         std::abort();
     }
+}
+
+/**
+ * \brief The file a target whose parser reads a path rewrites for every input: one per fuzzing
+ * process (\p target names it), removed when the process exits normally.
+ *
+ * A crash ends in abort(), which leaves the file behind; libFuzzer keeps the input as an
+ * artifact anyway.
+ */
+inline const std::string&
+TempFile(const char* target)
+{
+    static const std::string path =
+        std::string("/tmp/fuzz-") + target + "-" + std::to_string(getpid()) + ".txt";
+    // Registered after path is built, so it runs before path is destroyed.
+    static const int registered = std::atexit([] { std::remove(path.c_str()); });
+    (void)registered;
+    return path;
 }
 
 /// A broken invariant of a parsed value (e.g. a round trip through the formatter): a finding.

@@ -6,6 +6,7 @@
 // fat-tree the same incast grows a congestion tree back to the far pods' senders.
 
 #include "ns3/config.h"
+#include "ns3/csv-writer.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fat-tree-builder.h"
 #include "ns3/ib-congestion-monitor.h"
@@ -13,18 +14,23 @@
 #include "ns3/simulator.h"
 #include "ns3/star-builder.h"
 
+#include <cstdio>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 
 using namespace ns3;
 
-TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
+namespace
 {
-    const uint32_t n = 15;
+
+/// Hosts 1..n each write 1 MiB to host 0 over one 400G switch.
+void
+BuildIncast(IbFabricHelper& fabric, uint32_t n)
+{
     const FabricTopology topo =
         StarBuilder(n + 1).SetLinkRate(400000000000ULL).SetLinkDelay(NanoSeconds(100)).Build();
-    IbFabricHelper fabric;
     fabric.Build(topo, EcmpRouteTable(topo));
     for (uint32_t s = 1; s <= n; ++s)
     {
@@ -34,6 +40,15 @@ TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
                                                   fabric.GetHostAddress(0));
         qp->PostWrite(1024 * 1024, true, s, s);
     }
+}
+
+} // namespace
+
+TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
+{
+    const uint32_t n = 15;
+    IbFabricHelper fabric;
+    BuildIncast(fabric, n);
     IbCongestionMonitor monitor(MicroSeconds(5));
     monitor.Install(fabric);
     Simulator::Run();
@@ -67,13 +82,59 @@ TEST(IbCongestionMonitorScenario, IncastCongestionSpreadsToEverySenderAndClears)
         ASSERT_LT(s.port, fabric.GetPorts().size());
         EXPECT_LE(s.credits, fabric.GetPorts()[s.port]->GetBufferBlocks());
     }
-    std::ostringstream credits;
     std::ostringstream spread;
-    monitor.WriteCredits(credits);
     monitor.WriteSpread(spread);
-    EXPECT_EQ(credits.str().rfind("time_us,port,vl,credits,buffer_used,queued_bytes\n", 0), 0u);
     EXPECT_EQ(spread.str().rfind("time_us,congested_ports,depth,ports\n", 0), 0u);
     Simulator::Destroy();
+}
+
+TEST(IbCongestionMonitorScenario, ACreditLogHoldsEverySampleAndKeepsNoneInMemory)
+{
+    // The same run twice: samples kept in memory, then written to a log as they are taken.
+    std::vector<IbCongestionMonitor::VlSample> kept;
+    std::vector<std::string> names;
+    {
+        IbFabricHelper fabric;
+        BuildIncast(fabric, 4);
+        IbCongestionMonitor monitor(MicroSeconds(5));
+        monitor.Install(fabric);
+        Simulator::Run();
+        kept = monitor.GetSamples();
+        for (uint32_t i = 0; i < fabric.GetPorts().size(); ++i)
+        {
+            names.push_back(monitor.GetPortName(i));
+        }
+        Simulator::Destroy();
+    }
+    ASSERT_GT(kept.size(), 40u) << "the incast lasts several intervals";
+
+    const std::string path = testing::TempDir() + "ib-credit-log.csv";
+    IbFabricHelper fabric;
+    BuildIncast(fabric, 4);
+    IbCongestionMonitor monitor(MicroSeconds(5));
+    monitor.EnableCreditLog(CsvWriter(path, IbCongestionMonitor::CreditColumns()));
+    monitor.Install(fabric);
+    Simulator::Run();
+    EXPECT_TRUE(monitor.GetSamples().empty());
+    monitor.Stop(); // closes the log into place
+    Simulator::Destroy();
+
+    std::ifstream in(path);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_EQ(line, "time_us,port,vl,credits,buffer_used,queued_bytes");
+    size_t rows = 0;
+    while (std::getline(in, line))
+    {
+        ASSERT_LT(rows, kept.size()) << "more rows than samples: " << line;
+        const IbCongestionMonitor::VlSample& s = kept[rows++];
+        std::ostringstream expect;
+        expect << s.at.GetNanoSeconds() / 1e3 << ',' << names[s.port] << ',' << +s.vl << ','
+               << s.credits << ',' << s.bufferUsed << ',' << s.queued;
+        EXPECT_EQ(line, expect.str()) << "row " << rows;
+    }
+    EXPECT_EQ(rows, kept.size());
+    std::remove(path.c_str());
 }
 
 TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToTheFarSenders)
