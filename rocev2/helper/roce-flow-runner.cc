@@ -52,7 +52,8 @@ RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
     {
         const uint32_t id = static_cast<uint32_t>(m_records.size());
         m_records.push_back({f, Time(0), IdealFct(f)});
-        m_senders.emplace_back();
+        m_qps.emplace_back();
+        m_endsDone.push_back(0);
         Simulator::Schedule(f.start, &RoceFlowRunner::Start, this, id);
     }
 }
@@ -69,7 +70,9 @@ RoceFlowRunner::Start(uint32_t id)
     rx->SetAttribute("TrafficClass", UintegerValue(f.priority << 3));
     rx->SetReceiveCallback(
         Callback<void, uint64_t, uint32_t>([this, id](uint64_t, uint32_t) { Received(id); }));
-    m_senders[id] = tx;
+    tx->SetSendCompleteCallback(
+        Callback<void, uint64_t>([this, id](uint64_t) { SendCompleted(id); }));
+    m_qps[id] = {tx, rx};
     if (!m_started.IsNull())
     {
         m_started(id); // before the first packet, so observers see every rate change
@@ -80,16 +83,16 @@ RoceFlowRunner::Start(uint32_t id)
 Ptr<RdmaQueuePair>
 RoceFlowRunner::GetSender(uint32_t id) const
 {
-    return m_senders.at(id);
+    return m_qps.at(id).first;
 }
 
 uint64_t
 RoceFlowRunner::GetCnpsReceived() const
 {
-    uint64_t n = 0;
-    for (const auto& qp : m_senders)
+    uint64_t n = m_releasedCnps;
+    for (const auto& [tx, rx] : m_qps)
     {
-        n += qp ? qp->GetCnpsReceived() : 0;
+        n += tx ? tx->GetCnpsReceived() : 0;
     }
     return n;
 }
@@ -98,10 +101,38 @@ void
 RoceFlowRunner::Received(uint32_t id)
 {
     m_records[id].finish = Simulator::Now();
+    EndDone(id);
     if (++m_finished == m_records.size() && !m_done.IsNull())
     {
         m_done();
     }
+}
+
+void
+RoceFlowRunner::SendCompleted(uint32_t id)
+{
+    EndDone(id);
+}
+
+void
+RoceFlowRunner::EndDone(uint32_t id)
+{
+    if (++m_endsDone[id] == 2)
+    {
+        Simulator::ScheduleNow(&RoceFlowRunner::Release, this, id);
+    }
+}
+
+void
+RoceFlowRunner::Release(uint32_t id)
+{
+    const FlowSpec& f = m_records[id].spec;
+    auto& [tx, rx] = m_qps[id];
+    m_releasedCnps += tx->GetCnpsReceived();
+    m_fabric.GetEngine(f.src)->DestroyQueuePair(tx);
+    m_fabric.GetEngine(f.dst)->DestroyQueuePair(rx);
+    tx = nullptr;
+    rx = nullptr;
 }
 
 void

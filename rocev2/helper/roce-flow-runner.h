@@ -33,6 +33,10 @@ struct FlowRecord
  * of RoCEv2 per packet) at the sender's link rate, plus the path latency of its last frame
  * (PathLatency, with the switches' ForwardingLatency), plus the hosts' latency (the sender's
  * TxLatency, the receiver's RxLatency, RoceNicDevice); slowdown = FCT / ideal >= 1.
+ *
+ * A flow's two queue pairs are destroyed (RdmaEngine::DestroyQueuePair) once the receiver has
+ * the message and the sender has its completion, as an application closes a connection it is
+ * done with: a long run of many short flows keeps only the live ones in memory.
  */
 class RoceFlowRunner
 {
@@ -50,26 +54,35 @@ class RoceFlowRunner
     void SetStartedCallback(Callback<void, uint32_t> cb);
     const std::vector<FlowRecord>& GetRecords() const;
     uint32_t GetFinished() const;
-    /// CNPs the flows' senders received (DCQCN's congestion notifications).
+    /// CNPs the flows' senders received (DCQCN's congestion notifications), ended flows too.
     uint64_t GetCnpsReceived() const;
     /// Ideal FCT of a flow (see the class description).
     Time IdealFct(const FlowSpec& spec) const;
     /**
      * The sender queue pair of a flow (its congestion control is GetCongestionOps()).
      * \param id the flow's index in GetRecords()
-     * \return the queue pair, or null before the flow started
+     * \return the queue pair, or null before the flow started and once it ended (both ends
+     * done: its queue pairs are destroyed)
      */
     Ptr<RdmaQueuePair> GetSender(uint32_t id) const;
 
   private:
     void Start(uint32_t id);
     void Received(uint32_t id);
+    void SendCompleted(uint32_t id);
+    /// One end of a flow is done; the second one destroys its queue pairs (in an event of its
+    /// own: the completion callbacks that tell it belong to those queue pairs).
+    void EndDone(uint32_t id);
+    void Release(uint32_t id);
 
     const RoceFabricHelper& m_fabric;
     const FabricTopology& m_topology;
     const EcmpRouteTable& m_routes;
     std::vector<FlowRecord> m_records;
-    std::vector<Ptr<RdmaQueuePair>> m_senders; //!< by flow id; null until the flow starts
+    /// By flow id: the sender and the receiver QP, null until the flow starts and once it ended.
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> m_qps;
+    std::vector<uint8_t> m_endsDone; //!< by flow id: 0, 1 or 2 of its ends done
+    uint64_t m_releasedCnps{0};      //!< CNPs received by senders already destroyed
     uint32_t m_finished{0};
     uint32_t m_payload;
     Callback<void> m_done;

@@ -7,6 +7,7 @@
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/rdma-engine.h"
 #include "ns3/roce-flow-runner.h"
 #include "ns3/star-builder.h"
 
@@ -70,4 +71,56 @@ TEST(FlowScenario, TwoEqualFlowsIntoOneHostTakeTwiceAsLong)
         EXPECT_GT(slowdown, 1.8);
         EXPECT_LT(slowdown, 2.1);
     }
+}
+
+TEST(FlowScenario, AnEndedFlowsQueuePairsAreDestroyedAndItsCnpsStillCounted)
+{
+    // A 4:1 incast under DCQCN (CNPs flow), then a late flow that starts after the incast ended.
+    Config::SetDefault("ns3::RdmaEngine::CongestionControl", StringValue("ns3::RdmaCcDcqcn"));
+    const FabricTopology topo = StarBuilder(6).Build();
+    EcmpRouteTable routes(topo);
+    RoceFabricHelper fabric;
+    fabric.SetInstallInternetStack(false);
+    fabric.Build(topo, routes);
+    RoceFlowRunner runner(fabric, topo, routes);
+    std::vector<FlowSpec> flows;
+    for (uint32_t s = 1; s <= 4; ++s)
+    {
+        flows.push_back({s, 0, 3, 2000000, Time(0)});
+    }
+    flows.push_back({5, 0, 3, 100000, MilliSeconds(2)});
+    runner.Schedule(flows);
+
+    // While the late flow runs, the incast's queue pairs are gone from both ends, and the
+    // CNPs their senders received are still in the total.
+    uint64_t cnpsWhileLate = 0;
+    bool incastGone = true;
+    Simulator::Schedule(MilliSeconds(2) + NanoSeconds(1), [&] {
+        for (uint32_t id = 0; id < 4; ++id)
+        {
+            ASSERT_FALSE(runner.GetRecords()[id].finish.IsZero()) << "flow " << id;
+            incastGone = incastGone && !runner.GetSender(id);
+            incastGone = incastGone && !fabric.GetEngine(id + 1)->GetQueuePairByIndex(0);
+        }
+        cnpsWhileLate = runner.GetCnpsReceived();
+        EXPECT_TRUE(runner.GetSender(4)) << "the late flow runs";
+    });
+    Simulator::Run();
+    Config::Reset();
+    EXPECT_TRUE(incastGone);
+    EXPECT_GT(cnpsWhileLate, 0u) << "the incast's CNPs were lost with its queue pairs";
+    EXPECT_EQ(runner.GetCnpsReceived(), cnpsWhileLate) << "the late flow alone gets none";
+    EXPECT_EQ(runner.GetFinished(), 5u);
+    // Nothing is left: every QP of every engine was destroyed, and their numbers stay taken.
+    for (uint32_t h = 0; h < 6; ++h)
+    {
+        Ptr<RdmaEngine> engine = fabric.GetEngine(h);
+        EXPECT_EQ(engine->GetNQueuePairs(), h == 0 ? 5u : 1u) << "host " << h;
+        for (uint32_t i = 0; i < engine->GetNQueuePairs(); ++i)
+        {
+            EXPECT_FALSE(engine->GetQueuePairByIndex(i)) << "host " << h << " QP " << i;
+        }
+        EXPECT_FALSE(engine->HasActiveQueuePairs());
+    }
+    Simulator::Destroy();
 }

@@ -221,3 +221,34 @@ TEST(QueuePairScenario, RetryExhaustionPutsTheQpInTheErrorState)
     EXPECT_EQ(pair.sender->GetTimeouts(), 4u); // 3 retries, then the 4th expiry gives up
     EXPECT_EQ(pair.sender->GetPacketsSent(), 4u * 4u);
 }
+
+TEST(QueuePairScenario, ADestroyedQpSendsNothingMoreAndItsLatePacketsAreUnknown)
+{
+    QpPair pair(MicroSeconds(1), 0);
+    Ptr<RdmaEngine> tx = pair.fabric.GetEngine(0);
+    Ptr<RdmaEngine> rx = pair.fabric.GetEngine(1);
+    pair.sender->PostWrite(1000 * 4096ULL, true, 5, 1);
+    uint64_t sentAtDestroy = 0;
+    Simulator::Schedule(MicroSeconds(20), [&] {
+        sentAtDestroy = pair.sender->GetPacketsSent();
+        tx->DestroyQueuePair(pair.sender);
+        rx->DestroyQueuePair(pair.receiver);
+    });
+    // A request posted with host latency before the destroy, due after it: does nothing.
+    tx->SetHostLatency(MicroSeconds(5), Time(0));
+    Simulator::Schedule(MicroSeconds(18), [&] { pair.sender->PostWrite(4096, false, 0, 2); });
+    Simulator::Run(); // ends: the ACK timer went with the QP
+    EXPECT_GT(sentAtDestroy, 0u);
+    EXPECT_LT(sentAtDestroy, 1000u);
+    EXPECT_EQ(pair.sender->GetPacketsSent(), sentAtDestroy);
+    EXPECT_TRUE(pair.sender->IsDestroyed());
+    EXPECT_TRUE(pair.received.empty());
+    EXPECT_TRUE(pair.completed.empty());
+    EXPECT_FALSE(tx->GetQueuePair(pair.sender->GetQpn()));
+    EXPECT_FALSE(tx->HasActiveQueuePairs());
+    EXPECT_EQ(tx->GetNQueuePairs(), 1u);
+    // Frames on the cable when the QPs went: data at the receiver, ACKs at the sender.
+    EXPECT_GT(rx->GetUnknownQpDrops() + tx->GetUnknownQpDrops(), 0u);
+    // A newer QP takes a new number: a late packet can never reach it.
+    EXPECT_NE(tx->CreateQueuePair()->GetQpn(), pair.sender->GetQpn());
+}

@@ -39,11 +39,7 @@ RdmaFabric::GetRetransmissions() const
     uint64_t total = 0;
     for (uint32_t h = 0; h < GetNHosts(); ++h)
     {
-        Ptr<RdmaEngine> engine = GetEngine(h);
-        for (uint32_t i = 0; i < engine->GetNQueuePairs(); ++i)
-        {
-            total += engine->GetQueuePairByIndex(i)->GetRetransmittedPackets();
-        }
+        total += GetEngine(h)->GetRetransmittedPackets();
     }
     return total;
 }

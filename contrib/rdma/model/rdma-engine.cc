@@ -11,6 +11,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -69,7 +71,10 @@ RdmaEngine::DoDispose()
 {
     for (auto& qp : m_qps)
     {
-        qp->Dispose();
+        if (qp)
+        {
+            qp->Dispose();
+        }
     }
     m_qps.clear();
     m_active.clear();
@@ -135,7 +140,10 @@ RdmaEngine::SetHostLatency(Time tx, Time rx)
     m_rxLatency = rx;
     for (auto& qp : m_qps)
     {
-        qp->SetHostLatency(tx, rx);
+        if (qp)
+        {
+            qp->SetHostLatency(tx, rx);
+        }
     }
 }
 
@@ -164,6 +172,34 @@ RdmaEngine::ConnectPair(Ptr<RdmaEngine> a,
     qa->Connect(qb->GetQpn(), addressB, psnA, psnB);
     qb->Connect(qa->GetQpn(), addressA, psnB, psnA);
     return {qa, qb};
+}
+
+void
+RdmaEngine::DestroyQueuePair(Ptr<RdmaQueuePair> qp)
+{
+    const uint32_t i = qp->GetQpn() - m_firstQpn;
+    NS_ABORT_MSG_IF(i >= m_qps.size() || m_qps[i] != qp,
+                    "RdmaEngine::DestroyQueuePair: QPN " << qp->GetQpn()
+                                                         << " is not a live QP of this engine");
+    if (m_isActive[i])
+    {
+        m_active.erase(std::find(m_active.begin(), m_active.end(), qp));
+        m_isActive[i] = false;
+    }
+    m_destroyedRetransmissions += qp->GetRetransmittedPackets();
+    m_qps[i] = nullptr;
+    qp->Destroy();
+}
+
+uint64_t
+RdmaEngine::GetRetransmittedPackets() const
+{
+    uint64_t total = m_destroyedRetransmissions;
+    for (const Ptr<RdmaQueuePair>& qp : m_qps)
+    {
+        total += qp ? qp->GetRetransmittedPackets() : 0;
+    }
+    return total;
 }
 
 Ptr<RdmaQueuePair>

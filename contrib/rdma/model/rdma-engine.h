@@ -87,11 +87,21 @@ class RdmaEngine : public Object
                                                                          Ptr<RdmaEngine> b,
                                                                          const Address& addressB);
 
-    /// The QP with this number, or null.
+    /**
+     * Let a QP of this engine go (ibv_destroy_qp): its number stays taken (a late packet for
+     * it is dropped as for an unknown QP, never taken by a newer QP), its statistics stay in
+     * the engine's totals, and the memory goes once nothing else holds it. A run of many
+     * short flows stays flat in memory this way (RoceFlowRunner).
+     */
+    void DestroyQueuePair(Ptr<RdmaQueuePair> qp);
+    /// The QP with this number, or null (none, or destroyed).
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+    /// QPs created, destroyed ones included.
     uint32_t GetNQueuePairs() const;
-    /// The i-th QP created (0 <= i < GetNQueuePairs()).
+    /// The i-th QP created (0 <= i < GetNQueuePairs()), or null if destroyed.
     Ptr<RdmaQueuePair> GetQueuePairByIndex(uint32_t i) const;
+    /// Data packets retransmitted by all QPs of this engine, destroyed ones included.
+    uint64_t GetRetransmittedPackets() const;
     /// Whether some QP may have a data packet to send (now or after pacing).
     bool HasActiveQueuePairs() const;
     /**
@@ -142,6 +152,7 @@ class RdmaEngine : public Object
     ControlSender m_control;
     TransmitFilter m_filter;
     uint64_t m_unknownQp{0};
+    uint64_t m_destroyedRetransmissions{0}; //!< of QPs no longer in m_qps
     Time m_txLatency;
     Time m_rxLatency;
 };

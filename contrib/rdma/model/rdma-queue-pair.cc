@@ -231,7 +231,7 @@ RdmaQueuePair::PostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wr
         // Requests keep their order: each waits the same time.
         Simulator::Schedule(m_txLatency,
                             &RdmaQueuePair::DoPostWrite,
-                            this,
+                            Ptr<RdmaQueuePair>(this),
                             bytes,
                             withImm,
                             imm,
@@ -244,6 +244,10 @@ RdmaQueuePair::PostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wr
 void
 RdmaQueuePair::DoPostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t wrId)
 {
+    if (m_destroyed)
+    {
+        return;
+    }
     uint64_t nPackets = (bytes + m_payloadSize - 1) / m_payloadSize;
     m_requests.push_back({bytes, m_postedEnd, nPackets, wrId, imm, withImm});
     m_postedEnd += nPackets;
@@ -253,7 +257,7 @@ RdmaQueuePair::DoPostWrite(uint64_t bytes, bool withImm, uint32_t imm, uint64_t 
 void
 RdmaQueuePair::Activate()
 {
-    if (HasPacketToSend())
+    if (!m_destroyed && HasPacketToSend())
     {
         m_activate(this);
     }
@@ -481,7 +485,7 @@ RdmaQueuePair::MaybeSendCnp()
     }
     else
     {
-        Simulator::Schedule(m_cnpDelay, &RdmaQueuePair::SendCnp, this);
+        Simulator::Schedule(m_cnpDelay, &RdmaQueuePair::SendCnp, Ptr<RdmaQueuePair>(this));
     }
 }
 
@@ -496,6 +500,10 @@ RdmaQueuePair::SendCnp()
     bth.SetDestQp(m_remoteQpn);
     bth.SetBecn(true);
     p->AddHeader(bth);
+    if (m_destroyed)
+    {
+        return;
+    }
     ++m_cnps;
     m_control(this, p, nullptr);
 }
@@ -586,7 +594,11 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader*
         m_rxTrace(bytes, imm);
         if (m_rxLatency.IsStrictlyPositive())
         {
-            Simulator::Schedule(m_rxLatency, &RdmaQueuePair::NotifyReceive, this, bytes, imm);
+            Simulator::Schedule(m_rxLatency,
+                                &RdmaQueuePair::NotifyReceive,
+                                Ptr<RdmaQueuePair>(this),
+                                bytes,
+                                imm);
         }
         else
         {
@@ -678,7 +690,10 @@ RdmaQueuePair::AdvanceUna(uint64_t newUna)
         m_requests.pop_front();
         if (m_rxLatency.IsStrictlyPositive())
         {
-            Simulator::Schedule(m_rxLatency, &RdmaQueuePair::NotifySendComplete, this, wrId);
+            Simulator::Schedule(m_rxLatency,
+                                &RdmaQueuePair::NotifySendComplete,
+                                Ptr<RdmaQueuePair>(this),
+                                wrId);
         }
         else
         {
@@ -747,6 +762,21 @@ bool
 RdmaQueuePair::IsInError() const
 {
     return m_error;
+}
+
+void
+RdmaQueuePair::Destroy()
+{
+    m_destroyed = true;
+    m_timer.Cancel();
+    m_sendComplete = SendCompleteCallback();
+    m_receive = ReceiveCallback();
+}
+
+bool
+RdmaQueuePair::IsDestroyed() const
+{
+    return m_destroyed;
 }
 
 uint64_t

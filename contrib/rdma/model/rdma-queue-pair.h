@@ -17,7 +17,6 @@
 #include "ns3/traced-callback.h"
 #include "ns3/wakeup.h"
 
-
 namespace ns3
 {
 
@@ -153,6 +152,14 @@ class RdmaQueuePair : public Object
                  const IntHeader* telemetry = nullptr);
     /// A congestion notification for this QP arrived (CNP or BECN).
     void ReceiveCongestionNotification();
+    /**
+     * The engine let this QP go (ibv_destroy_qp, RdmaEngine::DestroyQueuePair): it sends,
+     * answers, delivers and completes nothing more, and calls already scheduled for it (a
+     * posted request, a CNP, a completion) do nothing when their time comes.
+     */
+    void Destroy();
+    /// Whether Destroy() was called.
+    bool IsDestroyed() const;
 
     // ---- statistics ----
     uint64_t GetPacketsSent() const;
@@ -217,18 +224,19 @@ class RdmaQueuePair : public Object
     // requester state (64-bit indexes; the wire carries (start + index) mod 2^24)
     uint32_t m_sendBase{0};
     RingQueue<WorkRequest> m_requests; //!< posted, not completed
-    uint64_t m_postedEnd{0};            //!< one past the last posted packet index
-    uint64_t m_sndUna{0};               //!< oldest unacknowledged
-    uint64_t m_sndNxt{0};               //!< next to transmit (rewinds on go-back-N)
-    uint64_t m_sndMax{0};               //!< one past the highest ever transmitted
-    Time m_lastSendTime;                //!< when the last data packet left
-    uint32_t m_lastWire{0};             //!< its bytes on the wire (0: none sent yet)
+    uint64_t m_postedEnd{0};           //!< one past the last posted packet index
+    uint64_t m_sndUna{0};              //!< oldest unacknowledged
+    uint64_t m_sndNxt{0};              //!< next to transmit (rewinds on go-back-N)
+    uint64_t m_sndMax{0};              //!< one past the highest ever transmitted
+    Time m_lastSendTime;               //!< when the last data packet left
+    uint32_t m_lastWire{0};            //!< its bytes on the wire (0: none sent yet)
     Time m_lastProgress;
     Time m_ackTimeout;
     uint32_t m_retryLimit;
     uint32_t m_retries{0};
     Wakeup<RdmaQueuePair, &RdmaQueuePair::TimerExpired> m_timer; //!< the ACK timeout
     bool m_error{false};
+    bool m_destroyed{false};
     SendCompleteCallback m_sendComplete;
 
     // responder state
