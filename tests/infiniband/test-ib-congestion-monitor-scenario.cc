@@ -5,6 +5,8 @@
 // incast lasts and is gone after it; the receiver-facing switch port runs at low credit. On a
 // fat-tree the same incast grows a congestion tree back to the far pods' senders.
 
+#include "../rdma/rdma-incast.h"
+
 #include "ns3/config.h"
 #include "ns3/csv-writer.h"
 #include "ns3/ecmp-route-table.h"
@@ -32,14 +34,7 @@ BuildIncast(IbFabricHelper& fabric, uint32_t n)
     const FabricTopology topo =
         StarBuilder(n + 1).SetLinkRate(400000000000ULL).SetLinkDelay(NanoSeconds(100)).Build();
     fabric.Build(topo, EcmpRouteTable(topo));
-    for (uint32_t s = 1; s <= n; ++s)
-    {
-        auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(s),
-                                                  fabric.GetHostAddress(s),
-                                                  fabric.GetEngine(0),
-                                                  fabric.GetHostAddress(0));
-        qp->PostWrite(1024 * 1024, true, s, s);
-    }
+    PostIncast(fabric, n, 1024 * 1024);
 }
 
 } // namespace

@@ -7,6 +7,8 @@
 // and at the end; lost flow-control packets keep the credits balanced; a forged credit grant
 // does not.
 
+#include "../rdma/rdma-incast.h"
+
 #include "ns3/config.h"
 #include "ns3/conservation-check.h"
 #include "ns3/ecmp-route-table.h"
@@ -42,16 +44,7 @@ class IbConservationScenario : public ::testing::Test
         const FabricTopology topo =
             StarBuilder(4).SetLinkRate(100000000000ULL).SetLinkDelay(NanoSeconds(100)).Build();
         m_fabric.Build(topo, EcmpRouteTable(topo));
-        for (uint32_t s = 1; s <= 3; ++s)
-        {
-            auto [qp, peer] = RdmaEngine::ConnectPair(m_fabric.GetEngine(s),
-                                                      m_fabric.GetHostAddress(s),
-                                                      m_fabric.GetEngine(0),
-                                                      m_fabric.GetHostAddress(0));
-            peer->SetReceiveCallback(Callback<void, uint64_t, uint32_t>(
-                [this](uint64_t b, uint32_t) { m_received += b; }));
-            qp->PostWrite(1024 * 1024, true, s, s);
-        }
+        PostIncast(m_fabric, 3, 1024 * 1024, [this](uint64_t b) { m_received += b; });
     }
 
     static ConservationAccount Audit()

@@ -7,6 +7,8 @@
 // receive error model); and a test-only NIC that swallows one frame without counting it,
 // which the check must catch.
 
+#include "../rdma/rdma-incast.h"
+
 #include "ns3/config.h"
 #include "ns3/conservation-check.h"
 #include "ns3/double.h"
@@ -94,16 +96,7 @@ class RoceConservationScenario : public ::testing::Test
         const FabricTopology topo = StarBuilder(4).Build();
         fabric.SetInstallInternetStack(false);
         fabric.Build(topo, EcmpRouteTable(topo));
-        for (uint32_t s = 1; s <= 3; ++s)
-        {
-            auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(s),
-                                                      fabric.GetRdmaAddress(s),
-                                                      fabric.GetEngine(0),
-                                                      fabric.GetRdmaAddress(0));
-            peer->SetReceiveCallback(Callback<void, uint64_t, uint32_t>(
-                [this](uint64_t b, uint32_t) { m_received += b; }));
-            qp->PostWrite(bytes, true, s, s);
-        }
+        PostIncast(fabric, 3, bytes, [this](uint64_t b) { m_received += b; });
     }
 
     uint64_t m_received{0};
