@@ -6,6 +6,7 @@
 #include "ib-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pooled-event.h"
@@ -98,9 +99,9 @@ IbChannel::Transmit(Ptr<Packet> p, Ptr<IbNetDevice> src, Time txTime, bool link)
         ++m_linkLost;
         return;
     }
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   link ? txTime + m_delay : m_delay,
-                                   new PacketArrival(dst, p, txTime, link));
+    FastSimulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                       link ? txTime + m_delay : m_delay,
+                                       new PacketArrival(dst, p, txTime, link));
 }
 
 Ptr<IbNetDevice>

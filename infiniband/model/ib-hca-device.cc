@@ -7,6 +7,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/bth-header.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -243,7 +244,7 @@ IbHcaDevice::Arrived(Ptr<IbNetDevice> /*dev*/,
                      uint32_t blocks,
                      Time tail)
 {
-    Simulator::Schedule(tail - Simulator::Now(), &IbHcaDevice::Consume, this, p, vl, blocks);
+    Simulator::Schedule(tail - FastSimulator::Now(), &IbHcaDevice::Consume, this, p, vl, blocks);
 }
 
 void

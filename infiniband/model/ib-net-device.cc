@@ -9,6 +9,7 @@
 #include "lrh-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/input-error.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -394,7 +395,7 @@ IbNetDevice::TryTransmit()
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     Time nextFc = Time::Max();
     for (uint8_t vl = 0; vl < m_vls.size(); ++vl)
     {
@@ -456,7 +457,7 @@ IbNetDevice::SendFlowControl(uint8_t vl)
     fc.SetFccl(limit);
     v.advertised = limit;
     v.fcDue = false;
-    v.lastFc = Simulator::Now();
+    v.lastFc = FastSimulator::Now();
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(fc);
     m_busy = true;
@@ -571,7 +572,7 @@ IbNetDevice::EndStall(uint8_t vl)
     Vl& v = m_vls[vl];
     if (v.stallSince != Time::Min())
     {
-        const Time waited = Simulator::Now() - v.stallSince;
+        const Time waited = FastSimulator::Now() - v.stallSince;
         v.stalled += waited;
         v.stallSince = Time::Min();
         m_creditStallTrace(vl, waited);
@@ -631,7 +632,7 @@ IbNetDevice::Receive(Ptr<Packet> p, Time txTime, bool link)
         ReleaseBuffer(vl, blocks);
         return;
     }
-    m_rxHandler(this, p, vl, blocks, Simulator::Now() + txTime);
+    m_rxHandler(this, p, vl, blocks, FastSimulator::Now() + txTime);
 }
 
 uint8_t
@@ -807,7 +808,7 @@ IbNetDevice::GetCreditStallTime(uint8_t vl) const
 void
 IbNetDevice::AccountWaits()
 {
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     const Time elapsed = now - m_accountedAt;
     m_accountedAt = now;
     bool queued = false;
@@ -844,7 +845,7 @@ IbNetDevice::AccountWaits()
 Time
 IbNetDevice::Pending(bool holds) const
 {
-    return holds ? Simulator::Now() - m_accountedAt : Time(0);
+    return holds ? FastSimulator::Now() - m_accountedAt : Time(0);
 }
 
 uint64_t

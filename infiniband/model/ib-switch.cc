@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/bth-header.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/raw-header.h"
 #include "ns3/simulator.h"
@@ -192,7 +193,7 @@ IbSwitch::OutputVl(uint32_t in, uint32_t out, uint8_t sl) const
 uint32_t
 IbSwitch::Adapt(uint32_t in, uint16_t slid, uint16_t dlid, uint8_t sl, uint32_t out)
 {
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     const uint32_t key = (uint32_t(slid) << 16) | dlid;
     auto it = m_flowlets.find(key);
     if (it != m_flowlets.end() && now - it->second.last < m_flowletTimeout)
@@ -320,7 +321,7 @@ IbSwitch::Arrived(uint32_t in, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time 
     }
     // Cut-through: the head may leave after the switch latency, but not before the output
     // would send faster than the tail arrives.
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     const Time earliest = std::max(now + m_latency, tail - m_ports[out]->GetTxTime(p->GetSize()));
     m_arriving[out * 16 + outVl] += p->GetSize();
     Simulator::Schedule(earliest - now,

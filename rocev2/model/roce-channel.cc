@@ -5,6 +5,7 @@
 
 #include "roce-net-device.h"
 
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pooled-event.h"
@@ -87,9 +88,9 @@ RoceChannel::Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Tim
     {
         m_context[to] = m_dev[to]->GetNode()->GetId(); // a device's node does not change
     }
-    Simulator::ScheduleWithContext(m_context[to],
-                                   txTime + m_delay + pipeline,
-                                   new FrameArrival(m_dev[to], p));
+    FastSimulator::ScheduleWithContext(m_context[to],
+                                       txTime + m_delay + pipeline,
+                                       new FrameArrival(m_dev[to], p));
 }
 
 void
@@ -99,7 +100,7 @@ RoceChannel::SetLinkUp(bool up)
     {
         return;
     }
-    NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << Simulator::Now().As(Time::US));
+    NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << FastSimulator::Now().As(Time::US));
     m_up = up;
     m_linkStateTrace(up);
     for (uint32_t i = 0; i < m_nDevices; ++i)

@@ -10,6 +10,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
@@ -440,7 +441,7 @@ RoceNetDevice::ReceivePfc(Ptr<Packet> frame)
             continue;
         }
         m_pfcRxTrace(p, pfc.GetQuanta(p));
-        m_lastPfcRx[p] = Simulator::Now().GetTimeStep();
+        m_lastPfcRx[p] = FastSimulator::Now().GetTimeStep();
         if (!IsPfcEnabled(p))
         {
             continue; // 802.1Qbb: a priority without PFC on this port is never paused
@@ -476,7 +477,7 @@ RoceNetDevice::ApplyPause(uint8_t priority, uint16_t quanta)
     {
         // The frame in transmission (if any) is not cut: only later frames wait.
         m_queue->SetPaused(priority, true);
-        m_pausedSince[priority] = Simulator::Now();
+        m_pausedSince[priority] = FastSimulator::Now();
         m_pauseStateTrace(priority, true);
     }
     m_resumeEvent[priority].Cancel();
@@ -495,7 +496,7 @@ RoceNetDevice::Resume(uint8_t priority)
         return;
     }
     m_queue->SetPaused(priority, false);
-    m_pausedTotal[priority] += Simulator::Now() - m_pausedSince[priority];
+    m_pausedTotal[priority] += FastSimulator::Now() - m_pausedSince[priority];
     m_pauseStateTrace(priority, false);
     TryTransmit();
 }
@@ -512,7 +513,7 @@ RoceNetDevice::GetPausedTime(uint8_t priority) const
     Time t = m_pausedTotal[priority];
     if (m_queue->IsPaused(priority))
     {
-        t += Simulator::Now() - m_pausedSince[priority];
+        t += FastSimulator::Now() - m_pausedSince[priority];
     }
     return t;
 }
@@ -532,7 +533,7 @@ RoceNetDevice::GetPfcFramesReceived() const
 void
 RoceNetDevice::TryTransmit()
 {
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     const Time at = std::max(now, m_busyUntil);
     if (m_txWakeup.IsPending())
     {
@@ -555,7 +556,7 @@ RoceNetDevice::TryTransmit()
 void
 RoceNetDevice::TransmitNext()
 {
-    TransmitAt(Simulator::Now());
+    TransmitAt(FastSimulator::Now());
 }
 
 void

@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ethernet-header.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/ib-opcode.h"
 #include "ns3/int-header.h"
 #include "ns3/ipv4-header.h"
@@ -314,7 +315,7 @@ uint64_t
 RoceNicDevice::RxOccupancy() const
 {
     const double drained =
-        (Simulator::Now() - m_rxOccTime).GetSeconds() * m_rxDrainRate.GetBitRate() / 8.0;
+        (FastSimulator::Now() - m_rxOccTime).GetSeconds() * m_rxDrainRate.GetBitRate() / 8.0;
     return drained >= m_rxOcc ? 0 : m_rxOcc - static_cast<uint64_t>(drained);
 }
 
@@ -347,7 +348,7 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wi
     ++m_rxBufferedFrames;
     m_rxBufferedBytes += wire;
     m_rxOcc = occ + size;
-    m_rxOccTime = Simulator::Now();
+    m_rxOccTime = FastSimulator::Now();
     // FIFO: this frame reaches host memory when everything before it and itself has drained.
     Simulator::Schedule(m_rxDrainRate.CalculateBytesTxTime(m_rxOcc),
                         &RoceNicDevice::Drained,
@@ -385,7 +386,7 @@ void
 RoceNicDevice::CheckRxPause()
 {
     const uint64_t occ = RxOccupancy();
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     if (!m_rxPausing)
     {
         if (occ <= m_rxPauseThreshold)

@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/int-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
@@ -334,7 +335,7 @@ RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
     const uint64_t txBytes =
         egress->GetTxBytes() + egress->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
     const IntHop hop =
-        IntHop::Make(Simulator::Now(), txBytes, egress->GetQueuedBytes(priority), code);
+        IntHop::Make(FastSimulator::Now(), txBytes, egress->GetQueuedBytes(priority), code);
     // The headers before the INT header (Ethernet, tag, IPv4, UDP) go back unchanged as raw
     // bytes; only the INT header's hop slot and count differ.
     uint8_t head[18 + 20 + 8];

@@ -15,10 +15,12 @@
 #include "ns3/bucket-scheduler.h"
 #include "ns3/callback.h"
 #include "ns3/command-line.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -161,12 +163,15 @@ ProgramOptions::ProgramOptions(const std::string& program, const std::string& de
     // once ends the record, which cost a tenth of building a k=32 fat-tree.
     //
     // Events in time buckets over the near future (BucketScheduler) rather than ns-3's default
-    // map: less wall time on the packet benchmarks (bench/README.md) and the same results, as
-    // every ns-3 scheduler orders events by time and then by insertion. --SchedulerType
-    // overrides.
+    // map, run by FabricSimulatorImpl rather than DefaultSimulatorImpl: less wall time on the
+    // packet benchmarks (bench/README.md) and the same results, as every ns-3 scheduler orders
+    // events by time and then by insertion, and both implementations number them alike.
+    // --SchedulerType and --SimulatorImplementationType override.
     static const bool simulatorDefaults = [] {
         Time::SetResolution(Time::NS);
         GlobalValue::Bind("SchedulerType", TypeIdValue(BucketScheduler::GetTypeId()));
+        GlobalValue::Bind("SimulatorImplementationType",
+                          StringValue(FabricSimulatorImpl::GetTypeId().GetName()));
         return true;
     }();
     (void)simulatorDefaults;

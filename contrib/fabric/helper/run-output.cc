@@ -12,6 +12,7 @@
 
 #include "ns3/global-value.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <algorithm>
@@ -115,13 +116,16 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
 {
     TypeIdValue scheduler;
     GlobalValue::GetValueByName("SchedulerType", scheduler);
+    StringValue implementation;
+    GlobalValue::GetValueByName("SimulatorImplementationType", implementation);
     // The progress line's ticks follow wall time: left out, the count is the model's alone.
     const uint64_t ticks = std::min(events, ProgressReporter::GetAllTicks());
     events -= ticks;
     m_json["simulator"] = {{"events", events},
                            {"packet_hops", packetHops},
                            {"sim_time_us", simTime.ToDouble(Time::US)},
-                           {"scheduler", scheduler.Get().GetName()}};
+                           {"scheduler", scheduler.Get().GetName()},
+                           {"implementation", implementation.Get()}};
     const double w = wallSeconds > 0 ? wallSeconds : 0;
     m_json["wall"] = {{"seconds", w},
                       {"events_per_s", w > 0 ? events / w : 0.0},

@@ -4,11 +4,11 @@
 #ifndef WAKEUP_H
 #define WAKEUP_H
 
+#include "ns3/fast-simulator.h"
 #include "ns3/nstime.h"
 #include "ns3/pooled-event.h"
 #include "ns3/ptr.h"
 #include "ns3/simple-ref-count.h"
-#include "ns3/simulator.h"
 
 #include <cstdint>
 
@@ -54,13 +54,13 @@ class Wakeup
     /// Call Method at `at` (now or later), in the current context, instead of any pending call.
     void ScheduleAt(Time at)
     {
-        Arm(at, at - Simulator::Now());
+        Arm(at, at - FastSimulator::Now());
     }
 
     /// Call Method after `delay`, instead of any pending call.
     void Schedule(Time delay)
     {
-        Arm(Simulator::Now() + delay, delay);
+        Arm(FastSimulator::Now() + delay, delay);
     }
 
     /// No call (the pending one, if any, does nothing when its time comes).
@@ -88,9 +88,9 @@ class Wakeup
         ++m_slot->generation;
         m_slot->pending = true;
         m_at = at;
-        Simulator::ScheduleWithContext(Simulator::GetContext(),
-                                       delay,
-                                       new Event(m_slot, m_slot->generation));
+        FastSimulator::ScheduleWithContext(FastSimulator::GetContext(),
+                                           delay,
+                                           new Event(m_slot, m_slot->generation));
     }
 
     /// What the events share with their Wakeup: they may outlive it in the simulator's list.

@@ -6,6 +6,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -296,7 +297,7 @@ RdmaCcDcqcn::Cut()
 void
 RdmaCcDcqcn::OnPacketSent(uint32_t wireBytes)
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     if (!m_cut || m_byteCounter == 0)
     {
         return;
@@ -313,7 +314,7 @@ RdmaCcDcqcn::OnPacketSent(uint32_t wireBytes)
 void
 RdmaCcDcqcn::OnCongestionNotification()
 {
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     AdvanceTo(now);
     if (!m_cut)
     {
@@ -333,21 +334,21 @@ RdmaCcDcqcn::OnCongestionNotification()
 double
 RdmaCcDcqcn::GetCurrentRateBps()
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     return m_rc;
 }
 
 double
 RdmaCcDcqcn::GetTargetRateBps()
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     return m_rt;
 }
 
 double
 RdmaCcDcqcn::GetAlpha()
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     return m_alpha;
 }
 

@@ -4,6 +4,7 @@
 #include "rdma-cc-ib-cct.h"
 
 #include "ns3/abort.h"
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -124,7 +125,7 @@ RdmaCcIbCct::Init(DataRate lineRate)
     BuildTable();
     m_ccti = m_min;
     const Time period = GetTimerPeriod();
-    m_ticks = period.IsZero() ? 0 : Simulator::Now().GetTimeStep() / period.GetTimeStep();
+    m_ticks = period.IsZero() ? 0 : FastSimulator::Now().GetTimeStep() / period.GetTimeStep();
 }
 
 Time
@@ -204,7 +205,7 @@ RdmaCcIbCct::OnPacketSent(uint32_t wireBytes)
 void
 RdmaCcIbCct::OnCongestionNotification()
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     const uint16_t next =
         static_cast<uint16_t>(std::min<uint32_t>(m_limit, m_ccti.Get() + m_increase));
     if (next != m_ccti.Get())
@@ -217,7 +218,7 @@ RdmaCcIbCct::OnCongestionNotification()
 uint16_t
 RdmaCcIbCct::GetCcti()
 {
-    AdvanceTo(Simulator::Now());
+    AdvanceTo(FastSimulator::Now());
     return m_ccti.Get();
 }
 

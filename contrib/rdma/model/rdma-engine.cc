@@ -6,6 +6,7 @@
 #include "bth-header.h"
 #include "rdma-cc-none.h"
 
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -266,7 +267,7 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
     {
         return nullptr;
     }
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     size_t n = m_active.size();
     size_t i = n ? m_rr % n : 0;
     // Each QP once: `kept` counts those looked at that stay active; a QP that left the set

@@ -9,6 +9,7 @@
 #include "int-header.h"
 #include "reth-header.h"
 
+#include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -284,7 +285,7 @@ RdmaQueuePair::GetNextSendTime()
     // Paced from the last departure at the rate of now, so a rate change (a cut, a timer
     // increase, telemetry) re-spaces the packet in waiting, as a NIC's rate limiter does and as
     // the HPCC artifact's RdmaHw::ChangeRate does on every change.
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     m_cc->AdvanceTo(now);
     const DataRate rate = m_cc->GetRate();
     const Time paced =
@@ -374,7 +375,7 @@ RdmaQueuePair::BuildNextPacket()
     }
     const uint32_t wireBytes = p->GetSize() + m_linkOverhead;
     m_cc->OnPacketSent(wireBytes);
-    m_lastSendTime = Simulator::Now();
+    m_lastSendTime = FastSimulator::Now();
     m_lastWire = wireBytes;
     m_txTrace(bth.GetPsn(), retx);
     ArmTimer();
@@ -388,7 +389,7 @@ RdmaQueuePair::ArmTimer()
     // checks the time of the last progress and sleeps again if there was some.
     if (!m_timer.IsPending())
     {
-        m_lastProgress = Simulator::Now();
+        m_lastProgress = FastSimulator::Now();
         m_timer.Schedule(m_ackTimeout);
     }
 }
@@ -401,7 +402,7 @@ RdmaQueuePair::TimerExpired()
         return; // nothing outstanding
     }
     Time due = m_lastProgress + m_ackTimeout;
-    if (Simulator::Now() < due)
+    if (FastSimulator::Now() < due)
     {
         m_timer.ScheduleAt(due);
         return;
@@ -419,7 +420,7 @@ RdmaQueuePair::TimerExpired()
     NS_LOG_INFO("QP " << m_qpn << " ACK timeout, go-back-N from index " << m_sndUna);
     m_cc->OnLoss();
     GoBackN(m_sndUna);
-    m_lastProgress = Simulator::Now();
+    m_lastProgress = FastSimulator::Now();
     m_timer.Schedule(m_ackTimeout);
 }
 
@@ -472,7 +473,7 @@ void
 RdmaQueuePair::MaybeSendCnp()
 {
     // DCQCN notification point: the first CE mark of an interval triggers one CNP.
-    const Time now = Simulator::Now();
+    const Time now = FastSimulator::Now();
     if (m_cnpSent && now - m_lastCnp < m_cnpInterval)
     {
         return;
@@ -678,7 +679,7 @@ RdmaQueuePair::AdvanceUna(uint64_t newUna)
         m_sndNxt = m_sndUna; // an ACK overtook a go-back-N rewind
     }
     m_retries = 0;
-    m_lastProgress = Simulator::Now();
+    m_lastProgress = FastSimulator::Now();
     while (!m_requests.empty())
     {
         const WorkRequest& wr = m_requests.front();
