@@ -10,8 +10,11 @@
 #include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/raw-header.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -167,36 +170,47 @@ IbHcaDevice::Kick()
 }
 
 void
-IbHcaDevice::AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) const
+IbHcaDevice::AddHeads(Ptr<Packet> p,
+                      Ptr<const RdmaQueuePair> qp,
+                      uint8_t vl,
+                      const TransportHead& transport) const
 {
     LrhHeader lrh;
     lrh.SetVl(vl);
     lrh.SetSl(GetServiceLevel(qp));
     lrh.SetDlid(LidOfAddress(qp->GetPeer()));
     lrh.SetSlid(m_lid);
-    lrh.SetPacketBytes(p->GetSize() + LrhHeader::SIZE);
-    p->AddHeader(lrh);
+    lrh.SetPacketBytes(LrhHeader::SIZE + transport.size + p->GetSize());
+    // One header for the LRH and the transport's: a Packet::AddHeader each costs ns-3 more
+    // than writing the bytes.
+    uint8_t b[LrhHeader::SIZE + TransportHead::MAX_SIZE];
+    lrh.Write(b);
+    std::copy_n(transport.bytes.data(), transport.size, b + LrhHeader::SIZE);
+    p->AddHeader(RawHeader(b, LrhHeader::SIZE + transport.size));
 }
 
 void
-IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* /*echo*/)
+IbHcaDevice::SendControl(Ptr<RdmaQueuePair> qp,
+                         Ptr<Packet> p,
+                         const TransportHead& transport,
+                         const IntHeader* /*echo*/)
 {
-    uint8_t opcode = 0;
-    p->CopyData(&opcode, 1);
-    if (opcode == IbOpcodeToByte(IbOpcode::CNP))
+    const bool cnp = transport.GetOpcode() == IbOpcodeToByte(IbOpcode::CNP);
+    TransportHead ibCnp;
+    if (cnp)
     {
         // The transport's notification point built a RoCEv2 CNP (BTH, 16 reserved bytes,
         // ICRC); InfiniBand's is BTH opcode 0x80 with BECN and the ICRC only.
         BthHeader bth;
-        p->RemoveHeader(bth);
+        bth.Read(transport.bytes.data());
         bth.SetOpcode(IbOpcode::IB_CNP);
         bth.SetBecn(true);
+        ibCnp.Append(bth);
         p->RemoveAtEnd(p->GetSize() - 4);
-        p->AddHeader(bth);
         ++m_becnSent;
     }
     const uint8_t vl = VlOfQp(qp);
-    AddLrh(p, qp, vl);
+    AddHeads(p, qp, vl, cnp ? ibCnp : transport);
     Enqueue(p, vl, 0);
 }
 
@@ -211,7 +225,8 @@ IbHcaDevice::Refill()
     {
         Ptr<RdmaQueuePair> qp;
         Time wakeAt;
-        Ptr<Packet> p = m_engine->DequeueData(qp, wakeAt);
+        TransportHead transport;
+        Ptr<Packet> p = m_engine->DequeueData(qp, wakeAt, transport);
         if (!p)
         {
             if (wakeAt != Time::Max() && (!m_wake.IsPending() || m_wake.GetTime() > wakeAt))
@@ -221,7 +236,7 @@ IbHcaDevice::Refill()
             return;
         }
         const uint8_t vl = VlOfQp(qp);
-        AddLrh(p, qp, vl);
+        AddHeads(p, qp, vl, transport);
         m_staged[vl] = true;
         Push(p, vl, DATA | (uint32_t(vl) << 8)); // the caller, TryTransmit, picks next
     }

@@ -73,8 +73,15 @@ class IbHcaDevice : public IbNetDevice
     uint8_t VlOfQp(Ptr<const RdmaQueuePair> qp) const;
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     void Kick();
-    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
-    void AddLrh(Ptr<Packet> p, Ptr<const RdmaQueuePair> qp, uint8_t vl) const;
+    void SendControl(Ptr<RdmaQueuePair> qp,
+                     Ptr<Packet> p,
+                     const TransportHead& transport,
+                     const IntHeader* echo);
+    /// Put the transport head and the LRH in front of p, in one Packet::AddHeader.
+    void AddHeads(Ptr<Packet> p,
+                  Ptr<const RdmaQueuePair> qp,
+                  uint8_t vl,
+                  const TransportHead& transport) const;
     void Arrived(Ptr<IbNetDevice> dev, Ptr<Packet> p, uint8_t vl, uint32_t blocks, Time tail);
     void Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks);
 

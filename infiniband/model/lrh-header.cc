@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 namespace ns3
 {
@@ -46,11 +47,19 @@ LrhHeader::GetSerializedSize() const
 void
 LrhHeader::Serialize(Buffer::Iterator i) const
 {
-    i.WriteU8(static_cast<uint8_t>(m_vl << 4)); // LVer 0
-    i.WriteU8(static_cast<uint8_t>((m_sl << 4) | m_lnh));
-    i.WriteHtonU16(m_dlid);
-    i.WriteHtonU16(m_words & 0x7FF);
-    i.WriteHtonU16(m_slid);
+    uint8_t b[SIZE];
+    Write(b);
+    i.Write(b, SIZE);
+}
+
+void
+LrhHeader::Write(uint8_t* to) const
+{
+    to[0] = static_cast<uint8_t>(m_vl << 4); // LVer 0
+    to[1] = static_cast<uint8_t>((m_sl << 4) | m_lnh);
+    WriteBe16(to + 2, m_dlid);
+    WriteBe16(to + 4, m_words & 0x7FF);
+    WriteBe16(to + 6, m_slid);
 }
 
 uint32_t

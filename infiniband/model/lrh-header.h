@@ -44,6 +44,8 @@ class LrhHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    void Write(uint8_t* to) const;
 
     void SetVl(uint8_t vl);
     uint8_t GetVl() const;

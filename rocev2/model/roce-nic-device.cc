@@ -20,6 +20,9 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 #include "ns3/vlan-tag.h"
+#include "ns3/wire-bytes.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -153,11 +156,19 @@ RoceNicDevice::GetIpv4Address() const
 Mac48Address
 RoceNicDevice::MacOfIpv4(Ipv4Address address)
 {
-    uint8_t buf[6] = {0x02, 0x00, 0, 0, 0, 0}; // locally administered, unicast
-    address.Serialize(buf + 2);
+    uint8_t buf[6];
+    WriteMacOfIpv4(address.Get(), buf);
     Mac48Address mac;
     mac.CopyFrom(buf);
     return mac;
+}
+
+void
+RoceNicDevice::WriteMacOfIpv4(uint32_t address, uint8_t* to)
+{
+    to[0] = 0x02; // locally administered, unicast
+    to[1] = 0x00;
+    WriteBe32(to + 2, address);
 }
 
 uint16_t
@@ -177,78 +188,79 @@ RoceNicDevice::Kick()
 
 void
 RoceNicDevice::Encapsulate(Ptr<Packet> p,
-                           Ptr<RdmaQueuePair> qp,
+                           const RdmaQueuePair& qp,
                            uint8_t dscp,
                            bool ect,
-                           bool withInt) const
+                           const IntHeader* telemetry,
+                           const TransportHead& transport) const
 {
     // The INT bit must mean what it says: receivers and switches parse an INT header after
     // the UDP header of every RoCE packet that has it.
-    NS_ABORT_MSG_IF(!withInt && (dscp & GetIntDscpMask()),
-                    "DSCP " << +dscp << " of QP " << qp->GetQpn()
+    NS_ABORT_MSG_IF(!telemetry && (dscp & GetIntDscpMask()),
+                    "DSCP " << +dscp << " of QP " << qp.GetQpn()
                             << " has the INT bit (ns3::RoceNetDevice::IntDscpBit) set; use a "
                                "DSCP without it");
-    if (withInt)
+    if (telemetry)
     {
         dscp |= GetIntDscpMask();
     }
-    // Ethernet (an 802.1Q tag with trust PCP), IPv4 and UDP written as bytes in one header: the
-    // same bytes as ns-3's EthernetHeader, VlanTag, Ipv4Header and UdpHeader give (a test
-    // compares them), at a fraction of the per-packet cost of four header objects.
-    uint8_t b[14 + 4 + 20 + 8];
-    const Ipv4Address dst = Ipv4Address::ConvertFrom(qp->GetPeer());
-    MacOfIpv4(dst).CopyTo(b);
+    // Ethernet (an 802.1Q tag with trust PCP), IPv4, UDP, the INT header if any and the
+    // transport's headers written as bytes in one header: the same bytes as ns-3's
+    // EthernetHeader, VlanTag, Ipv4Header and UdpHeader give (a test compares them), at a
+    // fraction of the per-packet cost of a header object each.
+    uint8_t b[RawHeader::MAX_SIZE];
+    static_assert(RawHeader::MAX_SIZE >= 18 + 20 + 8 + IntHeader::SIZE + TransportHead::MAX_SIZE,
+                  "a RoCEv2 head fits a RawHeader");
+    const uint32_t dst = qp.GetPeerIpv4();
+    WriteMacOfIpv4(dst, b);
     m_address.CopyTo(b + 6);
     uint32_t at = 12;
-    auto put16 = [&b](uint32_t i, uint16_t v) {
-        b[i] = static_cast<uint8_t>(v >> 8);
-        b[i + 1] = static_cast<uint8_t>(v);
-    };
-    auto put32 = [&put16](uint32_t i, uint32_t v) {
-        put16(i, static_cast<uint16_t>(v >> 16));
-        put16(i + 2, static_cast<uint16_t>(v));
-    };
     if (GetTrust() == TRUST_PCP)
     {
         // Priority-tagged: VID 0 (802.1Q 9.6), DEI 0.
-        put16(at, VlanTag::TPID);
-        put16(at + 2, static_cast<uint16_t>(PriorityOfDscp(dscp) << 13));
+        WriteBe16(b + at, VlanTag::TPID);
+        WriteBe16(b + at + 2, static_cast<uint16_t>(PriorityOfDscp(dscp) << 13));
         at += 4;
     }
-    put16(at, Ipv4L3Protocol::PROT_NUMBER);
+    WriteBe16(b + at, Ipv4L3Protocol::PROT_NUMBER);
     at += 2;
-    const uint32_t udpLength = 8 + p->GetSize();
+    const uint32_t udpLength =
+        8 + (telemetry ? IntHeader::SIZE : 0) + transport.size + p->GetSize();
     b[at] = 0x45; // version 4, 5 words
     b[at + 1] = static_cast<uint8_t>((dscp << 2) | (ect ? Ipv4Header::ECN_ECT0 : 0));
-    put16(at + 2, static_cast<uint16_t>(20 + udpLength));
-    put16(at + 4, 0);      // identification
-    put16(at + 6, 0x4000); // don't fragment
+    WriteBe16(b + at + 2, static_cast<uint16_t>(20 + udpLength));
+    WriteBe16(b + at + 4, 0);      // identification
+    WriteBe16(b + at + 6, 0x4000); // don't fragment
     b[at + 8] = m_ttl;
-    b[at + 9] = 17;    // UDP
-    put16(at + 10, 0); // header checksum left 0, as ns-3's Ipv4Header by default
-    put32(at + 12, m_ipv4.Get());
-    put32(at + 16, dst.Get());
+    b[at + 9] = 17;            // UDP
+    WriteBe16(b + at + 10, 0); // header checksum left 0, as ns-3's Ipv4Header by default
+    WriteBe32(b + at + 12, m_ipv4.Get());
+    WriteBe32(b + at + 16, dst);
     at += 20;
-    put16(at, SourcePortOfQp(qp->GetQpn()));
-    put16(at + 2, ROCEV2_PORT);
-    put16(at + 4, static_cast<uint16_t>(udpLength));
-    put16(at + 6, 0); // checksum 0: RoCEv2 senders leave it unset (Annex A17.4.2.1)
-    p->AddHeader(RawHeader(b, at + 8));
+    WriteBe16(b + at, SourcePortOfQp(qp.GetQpn()));
+    WriteBe16(b + at + 2, ROCEV2_PORT);
+    WriteBe16(b + at + 4, static_cast<uint16_t>(udpLength));
+    WriteBe16(b + at + 6, 0); // checksum 0: RoCEv2 senders leave it unset (Annex A17.4.2.1)
+    at += 8;
+    if (telemetry)
+    {
+        telemetry->Write(b + at);
+        at += IntHeader::SIZE;
+    }
+    std::copy_n(transport.bytes.data(), transport.size, b + at);
+    p->AddHeader(RawHeader(b, at + transport.size));
 }
 
 void
-RoceNicDevice::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo)
+RoceNicDevice::SendControl(Ptr<RdmaQueuePair> qp,
+                           Ptr<Packet> p,
+                           const TransportHead& transport,
+                           const IntHeader* echo)
 {
-    // ACK/NAK travel in the QP's class; CNPs in their own (first BTH byte = opcode).
-    uint8_t opcode = 0;
-    p->CopyData(&opcode, 1);
+    // ACK/NAK travel in the QP's class; CNPs in their own.
     const uint8_t dscp =
-        opcode == IbOpcodeToByte(IbOpcode::CNP) ? m_cnpDscp : qp->GetTrafficClass();
-    if (echo)
-    {
-        p->AddHeader(*echo);
-    }
-    Encapsulate(p, qp, dscp, false, echo != nullptr);
+        transport.GetOpcode() == IbOpcodeToByte(IbOpcode::CNP) ? m_cnpDscp : qp->GetTrafficClass();
+    Encapsulate(p, *qp, dscp, false, echo, transport);
     Enqueue(p, PriorityOfDscp(dscp));
 }
 
@@ -256,17 +268,15 @@ Ptr<Packet>
 RoceNicDevice::PullFrame(uint8_t& priority, Time& wakeAt)
 {
     Ptr<RdmaQueuePair> qp;
-    Ptr<Packet> p = m_engine ? m_engine->DequeueData(qp, wakeAt) : nullptr;
+    TransportHead transport;
+    Ptr<Packet> p = m_engine ? m_engine->DequeueData(qp, wakeAt, transport) : nullptr;
     if (!p)
     {
         return nullptr;
     }
+    const IntHeader stamp(IntHeader::STAMP); // no hops yet: switches append them
     const bool withInt = qp->GetCongestionOps()->WantsTelemetry();
-    if (withInt)
-    {
-        p->AddHeader(IntHeader(IntHeader::STAMP)); // no hops yet: switches append them
-    }
-    Encapsulate(p, qp, qp->GetTrafficClass(), m_ecn, withInt);
+    Encapsulate(p, *qp, qp->GetTrafficClass(), m_ecn, withInt ? &stamp : nullptr, transport);
     priority = PriorityOfDscp(qp->GetTrafficClass());
     return p;
 }

@@ -54,6 +54,8 @@ class RoceNicDevice : public RoceNetDevice
 
     /// The MAC address this model gives the host with that IPv4 address (02:00 + address).
     static Mac48Address MacOfIpv4(Ipv4Address address);
+    /// The same as 6 bytes at `to`, from the address in host byte order.
+    static void WriteMacOfIpv4(uint32_t address, uint8_t* to);
     /// UDP source port of a QP: RoCEv2 uses it for ECMP entropy (Annex A17.4.2.1); this
     /// model derives it from the QPN, as RNICs do by default.
     static uint16_t SourcePortOfQp(uint32_t qpn);
@@ -104,12 +106,18 @@ class RoceNicDevice : public RoceNetDevice
     bool MayHaveMore() const override;
 
   private:
+    /// Put the transport head, the INT header (telemetry, if any), UDP, IPv4 and Ethernet in
+    /// front of p, in one Packet::AddHeader.
     void Encapsulate(Ptr<Packet> p,
-                     Ptr<RdmaQueuePair> qp,
+                     const RdmaQueuePair& qp,
                      uint8_t dscp,
                      bool ect,
-                     bool withInt) const;
-    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
+                     const IntHeader* telemetry,
+                     const TransportHead& transport) const;
+    void SendControl(Ptr<RdmaQueuePair> qp,
+                     Ptr<Packet> p,
+                     const TransportHead& transport,
+                     const IntHeader* echo);
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
     /// Hand a transport packet (INT header first when withInt) to the engine.
     void ToEngine(Ptr<Packet> p, bool ce, bool withInt);

@@ -3,15 +3,19 @@
  *
  * RoceNicDevice writes Ethernet, the optional 802.1Q tag, IPv4 and UDP as raw bytes: every
  * data frame of a WRITE carries exactly the bytes ns-3's EthernetHeader, VlanTag, Ipv4Header
- * and UdpHeader serialise for the same fields, with DSCP and PCP trust, ECN on and off; and the
- * receiver strips them back to the BTH (the WRITE is acknowledged whole).
+ * and UdpHeader serialise for the same fields, with DSCP and PCP trust, ECN on and off,
+ * followed by the transport's BTH (and a RETH on the first packet of the WRITE), written with
+ * them in one header; and the receiver strips them back to the BTH (the WRITE is acknowledged
+ * whole).
  */
 
+#include "ns3/bth-header.h"
 #include "ns3/core-module.h"
 #include "ns3/ecmp-route-table.h"
 #include "ns3/ethernet-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
+#include "ns3/reth-header.h"
 #include "ns3/roce-fabric-helper.h"
 #include "ns3/star-builder.h"
 #include "ns3/udp-header.h"
@@ -93,8 +97,10 @@ TEST(NicFraming, RawHeadBytesEqualNs3sHeaderClassesAndTheWriteCompletes)
                                                     fabric.GetEngine(1),
                                                     fabric.GetHostAddress(1));
             Ptr<RoceNicDevice> nic = fabric.GetNic(0);
+            const uint32_t bytes = 3 * 4096 + 100;
             uint32_t frames = 0;
             uint32_t mismatches = 0;
+            std::vector<uint8_t> opcodes;
             nic->TraceConnectWithoutContext(
                 "MacTx",
                 Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> f) {
@@ -106,18 +112,36 @@ TEST(NicFraming, RawHeadBytesEqualNs3sHeaderClassesAndTheWriteCompletes)
                                                ecn,
                                                pcp,
                                                f->GetSize());
-                    std::vector<uint8_t> got(want.size());
+                    std::vector<uint8_t> got(want.size() + BthHeader::SIZE + RethHeader::SIZE);
                     f->CopyData(got.data(), got.size());
+                    BthHeader bth;
+                    bth.Read(got.data() + want.size());
+                    EXPECT_EQ(bth.GetDestQp(), rx->GetQpn());
+                    // ConnectPair's start PSN (the QPN x 7919), then one per packet.
+                    EXPECT_EQ(bth.GetPsn(), (tx->GetQpn() * 7919u + frames) & 0xFFFFFF);
+                    if (BthHeader::HasReth(bth.GetOpcode()))
+                    {
+                        RethHeader reth;
+                        reth.Read(got.data() + want.size() + BthHeader::SIZE);
+                        EXPECT_EQ(reth.GetDmaLength(), bytes);
+                    }
+                    opcodes.push_back(bth.GetOpcode());
+                    got.resize(want.size());
                     ++frames;
                     mismatches += got != want;
                 }));
             bool done = false;
             tx->SetSendCompleteCallback(
                 RdmaQueuePair::SendCompleteCallback([&](uint64_t) { done = true; }));
-            tx->PostWrite(3 * 4096 + 100, false, 0, 1);
+            tx->PostWrite(bytes, false, 0, 1);
             Simulator::Run();
             EXPECT_TRUE(done) << "pcp " << pcp << " ecn " << ecn;
             EXPECT_EQ(frames, 4U);
+            EXPECT_EQ(opcodes,
+                      (std::vector<uint8_t>{IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_FIRST),
+                                            IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_MIDDLE),
+                                            IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_MIDDLE),
+                                            IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_LAST)}));
             EXPECT_EQ(mismatches, 0U) << "pcp " << pcp << " ecn " << ecn;
             Simulator::Destroy();
             Config::Reset();

@@ -24,9 +24,10 @@ namespace ns3
 class RawHeader : public Header
 {
   public:
-    /// Most bytes a RawHeader holds: Ethernet, an 802.1Q tag, IPv4 with options (an IB
-    /// LRH and BTH, 20 bytes, fit too).
-    static constexpr uint32_t MAX_SIZE = 14 + 4 + 60;
+    /// Most bytes a RawHeader holds: a RoCEv2 head (Ethernet, an 802.1Q tag, IPv4, UDP, an
+    /// INT header of 44 bytes and the transport's BTH, RETH and ImmDt: 122 bytes), or
+    /// Ethernet, a tag and IPv4 with options (78).
+    static constexpr uint32_t MAX_SIZE = 128;
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;

@@ -5,6 +5,7 @@
 #include "aeth-header.h"
 
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 #include <iomanip>
 
@@ -84,19 +85,32 @@ AethHeader::GetSerializedSize() const
 void
 AethHeader::Serialize(Buffer::Iterator start) const
 {
-    NS_LOG_FUNCTION(this);
-    start.WriteHtonU32((static_cast<uint32_t>(m_syndrome) << 24) | (m_msn & MSN_MASK));
+    uint8_t b[SIZE];
+    Write(b);
+    start.Write(b, SIZE);
 }
 
 uint32_t
 AethHeader::Deserialize(Buffer::Iterator start)
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    uint32_t word = i.ReadNtohU32();
+    uint8_t b[SIZE];
+    start.Read(b, SIZE);
+    Read(b);
+    return SIZE;
+}
+
+void
+AethHeader::Write(uint8_t* to) const
+{
+    WriteBe32(to, (static_cast<uint32_t>(m_syndrome) << 24) | (m_msn & MSN_MASK));
+}
+
+void
+AethHeader::Read(const uint8_t* from)
+{
+    const uint32_t word = ReadBe32(from);
     m_syndrome = static_cast<uint8_t>(word >> 24);
     m_msn = word & MSN_MASK;
-    return i.GetDistanceFrom(start);
 }
 
 void

@@ -5,6 +5,7 @@
 #include "bth-header.h"
 
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 #include <iomanip>
 
@@ -87,39 +88,49 @@ BthHeader::GetSerializedSize() const
 void
 BthHeader::Serialize(Buffer::Iterator start) const
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    i.WriteU8(m_opcode);
-    uint8_t flags = (m_solicitedEvent ? SE_MASK : 0) | (m_migReq ? MIGREQ_MASK : 0) |
-                    ((m_padCnt & PADCNT_MASK) << PADCNT_SHIFT) | (m_tver & TVER_MASK);
-    i.WriteU8(flags);
-    i.WriteHtonU16(m_pkey);
-    uint32_t qpWord = (m_fecn ? FECN_MASK : 0) | (m_becn ? BECN_MASK : 0) | (m_destQp & MASK_24);
-    i.WriteHtonU32(qpWord); // reserved bits 29:24 written as zero
-    uint32_t psnWord = (m_ackReq ? ACKREQ_MASK : 0) | (m_psn & MASK_24);
-    i.WriteHtonU32(psnWord); // reserved bits 30:24 written as zero
+    uint8_t b[SIZE];
+    Write(b);
+    start.Write(b, SIZE);
 }
 
 uint32_t
 BthHeader::Deserialize(Buffer::Iterator start)
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    m_opcode = i.ReadU8();
-    uint8_t flags = i.ReadU8();
+    uint8_t b[SIZE];
+    start.Read(b, SIZE);
+    Read(b);
+    return SIZE;
+}
+
+void
+BthHeader::Write(uint8_t* to) const
+{
+    to[0] = m_opcode;
+    to[1] = (m_solicitedEvent ? SE_MASK : 0) | (m_migReq ? MIGREQ_MASK : 0) |
+            ((m_padCnt & PADCNT_MASK) << PADCNT_SHIFT) | (m_tver & TVER_MASK);
+    WriteBe16(to + 2, m_pkey);
+    // Reserved bits 29:24 and 30:24 of the two words written as zero.
+    WriteBe32(to + 4, (m_fecn ? FECN_MASK : 0) | (m_becn ? BECN_MASK : 0) | (m_destQp & MASK_24));
+    WriteBe32(to + 8, (m_ackReq ? ACKREQ_MASK : 0) | (m_psn & MASK_24));
+}
+
+void
+BthHeader::Read(const uint8_t* from)
+{
+    m_opcode = from[0];
+    const uint8_t flags = from[1];
     m_solicitedEvent = (flags & SE_MASK) != 0;
     m_migReq = (flags & MIGREQ_MASK) != 0;
     m_padCnt = (flags >> PADCNT_SHIFT) & PADCNT_MASK;
     m_tver = flags & TVER_MASK;
-    m_pkey = i.ReadNtohU16();
-    uint32_t qpWord = i.ReadNtohU32();
+    m_pkey = ReadBe16(from + 2);
+    const uint32_t qpWord = ReadBe32(from + 4);
     m_fecn = (qpWord & FECN_MASK) != 0;
     m_becn = (qpWord & BECN_MASK) != 0;
     m_destQp = qpWord & MASK_24;
-    uint32_t psnWord = i.ReadNtohU32();
+    const uint32_t psnWord = ReadBe32(from + 8);
     m_ackReq = (psnWord & ACKREQ_MASK) != 0;
     m_psn = psnWord & MASK_24;
-    return i.GetDistanceFrom(start);
 }
 
 void

@@ -61,6 +61,11 @@ class BthHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
+    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    void Write(uint8_t* to) const;
+    /// Read the header from SIZE bytes at `from`, as Deserialize does.
+    void Read(const uint8_t* from);
+
     /**
      * \brief Set the OpCode.
      * \param opcode the raw 8-bit opcode

@@ -5,6 +5,7 @@
 #include "immdt-header.h"
 
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 /*
  * Immediate Data Extended Transport Header, IBTA InfiniBand Architecture Specification Vol. 1,
@@ -57,17 +58,30 @@ ImmDtHeader::GetSerializedSize() const
 void
 ImmDtHeader::Serialize(Buffer::Iterator start) const
 {
-    NS_LOG_FUNCTION(this);
-    start.WriteHtonU32(m_immediateData);
+    uint8_t b[SIZE];
+    Write(b);
+    start.Write(b, SIZE);
 }
 
 uint32_t
 ImmDtHeader::Deserialize(Buffer::Iterator start)
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    m_immediateData = i.ReadNtohU32();
-    return i.GetDistanceFrom(start);
+    uint8_t b[SIZE];
+    start.Read(b, SIZE);
+    Read(b);
+    return SIZE;
+}
+
+void
+ImmDtHeader::Write(uint8_t* to) const
+{
+    WriteBe32(to, m_immediateData);
+}
+
+void
+ImmDtHeader::Read(const uint8_t* from)
+{
+    m_immediateData = ReadBe32(from);
 }
 
 void

@@ -4,6 +4,7 @@
 #include "int-header.h"
 
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 #include <algorithm>
 
@@ -167,14 +168,21 @@ IntHeader::GetSerializedSize() const
 void
 IntHeader::Serialize(Buffer::Iterator start) const
 {
-    Buffer::Iterator i = start;
-    i.WriteU8(static_cast<uint8_t>((m_type << TYPE_SHIFT) | (m_overflow ? OVERFLOW_BIT : 0)));
-    i.WriteU8(LENGTH_WORDS);
-    i.WriteU8(m_nHops);
-    i.WriteU8(MAX_HOPS);
+    uint8_t b[SIZE];
+    Write(b);
+    start.Write(b, SIZE);
+}
+
+void
+IntHeader::Write(uint8_t* to) const
+{
+    to[0] = static_cast<uint8_t>((m_type << TYPE_SHIFT) | (m_overflow ? OVERFLOW_BIT : 0));
+    to[1] = LENGTH_WORDS;
+    to[2] = m_nHops;
+    to[3] = MAX_HOPS;
     for (uint32_t h = 0; h < MAX_HOPS; ++h)
     {
-        i.WriteHtonU64(h < m_nHops ? m_hops[h].ToWord() : 0);
+        WriteBe64(to + SHIM_SIZE + h * HOP_SIZE, h < m_nHops ? m_hops[h].ToWord() : 0);
     }
 }
 

@@ -143,6 +143,8 @@ class IntHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    void Write(uint8_t* to) const;
 
     Type GetType() const;
     void SetType(Type type);

@@ -254,13 +254,16 @@ RdmaEngine::Activate(Ptr<RdmaQueuePair> qp)
 }
 
 void
-RdmaEngine::SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo)
+RdmaEngine::SendControl(Ptr<RdmaQueuePair> qp,
+                        Ptr<Packet> p,
+                        const TransportHead& head,
+                        const IntHeader* echo)
 {
-    m_control(qp, p, echo);
+    m_control(qp, p, head, echo);
 }
 
 Ptr<Packet>
-RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
+RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt, TransportHead& head)
 {
     wakeAt = Time::Max();
     if (!m_sendingData)
@@ -303,7 +306,7 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
         }
         m_rr = i + 1;
         qpOut = qp;
-        return qp->BuildNextPacket();
+        return qp->BuildNextPacket(head);
     }
     return nullptr;
 }
@@ -311,8 +314,13 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt)
 void
 RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced, const IntHeader* telemetry)
 {
+    // The transport headers read once, as bytes; nothing is removed from the packet (it ends
+    // here).
+    uint8_t head[TransportHead::MAX_SIZE];
+    const uint32_t got = p->CopyData(head, sizeof(head));
+    NS_ABORT_MSG_IF(got < BthHeader::SIZE, "a packet of " << got << " bytes has no BTH");
     BthHeader bth;
-    p->RemoveHeader(bth);
+    bth.Read(head);
     Ptr<RdmaQueuePair> qp = GetQueuePair(bth.GetDestQp());
     if (!qp)
     {
@@ -320,7 +328,7 @@ RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced, const IntHeader* 
         NS_LOG_WARN("packet for unknown QPN " << bth.GetDestQp() << " dropped");
         return;
     }
-    qp->Receive(p, bth, congestionExperienced, telemetry);
+    qp->Receive(p, head, bth, congestionExperienced, telemetry);
 }
 
 uint64_t

@@ -115,9 +115,10 @@ class RdmaEngine : public Object
      * \param qp set to the QP the packet belongs to
      * \param wakeAt when null is returned: the earliest time a paced QP may send, or
      *        Time::Max() when no QP has anything to send
-     * \return the packet with the BTH at the front
+     * \param head set to the packet's transport headers, which the link puts in front
+     * \return the packet's payload, pad and ICRC
      */
-    Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt);
+    Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt, TransportHead& head);
 
     /// A packet for this port, with the link headers removed (BTH at the front); CE when it
     /// arrived ECN-marked; telemetry when it carried an INT header (removed by the link).
@@ -135,7 +136,10 @@ class RdmaEngine : public Object
     void SetCongestionControl(std::string typeName);
     std::string GetCongestionControl() const;
     void Activate(Ptr<RdmaQueuePair> qp);
-    void SendControl(Ptr<RdmaQueuePair> qp, Ptr<Packet> p, const IntHeader* echo);
+    void SendControl(Ptr<RdmaQueuePair> qp,
+                     Ptr<Packet> p,
+                     const TransportHead& head,
+                     const IntHeader* echo);
 
     ObjectFactory m_ccFactory;
     uint32_t m_firstQpn;

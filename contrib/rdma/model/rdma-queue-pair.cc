@@ -10,6 +10,7 @@
 #include "reth-header.h"
 
 #include "ns3/fast-simulator.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -154,6 +155,7 @@ RdmaQueuePair::Connect(uint32_t remoteQpn,
 {
     m_remoteQpn = remoteQpn & PSN_MASK;
     m_peer = peer;
+    m_peerIpv4 = Ipv4Address::IsMatchingType(peer) ? Ipv4Address::ConvertFrom(peer).Get() : 0;
     m_sendBase = localStartPsn & PSN_MASK;
     m_recvBase = remoteStartPsn & PSN_MASK;
 }
@@ -174,6 +176,12 @@ const Address&
 RdmaQueuePair::GetPeer() const
 {
     return m_peer;
+}
+
+uint32_t
+RdmaQueuePair::GetPeerIpv4() const
+{
+    return m_peerIpv4;
 }
 
 uint8_t
@@ -308,7 +316,7 @@ RdmaQueuePair::FindRequest(uint64_t idx) const
 }
 
 Ptr<Packet>
-RdmaQueuePair::BuildNextPacket()
+RdmaQueuePair::BuildNextPacket(TransportHead& head)
 {
     NS_ASSERT(HasPacketToSend());
     const uint64_t idx = m_sndNxt;
@@ -343,27 +351,28 @@ RdmaQueuePair::BuildNextPacket()
 
     // Payload, pad and the 4-byte ICRC as zero bytes (the ICRC value is not computed).
     Ptr<Packet> p = Create<Packet>(payload + pad + 4);
-    if (BthHeader::HasImmDt(op))
-    {
-        ImmDtHeader imm;
-        imm.SetImmediateData(wr->imm);
-        p->AddHeader(imm);
-    }
-    if (BthHeader::HasReth(op))
-    {
-        RethHeader reth;
-        reth.SetVirtualAddress(0);
-        reth.SetRKey(m_remoteQpn);
-        reth.SetDmaLength(static_cast<uint32_t>(wr->bytes));
-        p->AddHeader(reth);
-    }
     BthHeader bth;
     bth.SetOpcode(op);
     bth.SetPadCnt(pad);
     bth.SetDestQp(m_remoteQpn);
     bth.SetAckReq(last);
     bth.SetPsn(WirePsn(idx, m_sendBase));
-    p->AddHeader(bth);
+    head.size = 0;
+    head.Append(bth);
+    if (BthHeader::HasReth(op))
+    {
+        RethHeader reth;
+        reth.SetVirtualAddress(0);
+        reth.SetRKey(m_remoteQpn);
+        reth.SetDmaLength(static_cast<uint32_t>(wr->bytes));
+        head.Append(reth);
+    }
+    if (BthHeader::HasImmDt(op))
+    {
+        ImmDtHeader imm;
+        imm.SetImmediateData(wr->imm);
+        head.Append(imm);
+    }
 
     const bool retx = idx < m_sndMax;
     ++m_sndNxt;
@@ -373,7 +382,7 @@ RdmaQueuePair::BuildNextPacket()
     {
         ++m_retransmitted;
     }
-    const uint32_t wireBytes = p->GetSize() + m_linkOverhead;
+    const uint32_t wireBytes = head.size + p->GetSize() + m_linkOverhead;
     m_cc->OnPacketSent(wireBytes);
     m_lastSendTime = FastSimulator::Now();
     m_lastWire = wireBytes;
@@ -433,6 +442,7 @@ RdmaQueuePair::GoBackN(uint64_t fromIdx)
 
 void
 RdmaQueuePair::Receive(Ptr<Packet> p,
+                       const uint8_t* head,
                        const BthHeader& bth,
                        bool congestionExperienced,
                        const IntHeader* telemetry)
@@ -445,12 +455,12 @@ RdmaQueuePair::Receive(Ptr<Packet> p,
     }
     if (op == IbOpcodeToByte(IbOpcode::RC_ACKNOWLEDGE))
     {
-        ReceiveAck(p, bth, telemetry);
+        ReceiveAck(head, bth, telemetry);
     }
     else if (op <= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) &&
              op >= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_FIRST))
     {
-        ReceiveData(p, bth, telemetry);
+        ReceiveData(p, head, bth, telemetry);
     }
     else if (cnp)
     {
@@ -493,40 +503,43 @@ RdmaQueuePair::MaybeSendCnp()
 void
 RdmaQueuePair::SendCnp()
 {
-    // RoCEv2 CNP (Annex A17.9.4): BTH with opcode 0x81 and the sender's QP, 16 reserved
-    // bytes, ICRC.
-    Ptr<Packet> p = Create<Packet>(16 + 4);
-    BthHeader bth;
-    bth.SetOpcode(IbOpcode::CNP);
-    bth.SetDestQp(m_remoteQpn);
-    bth.SetBecn(true);
-    p->AddHeader(bth);
     if (m_destroyed)
     {
         return;
     }
+    // RoCEv2 CNP (Annex A17.9.4): BTH with opcode 0x81 and the sender's QP, 16 reserved
+    // bytes, ICRC.
+    BthHeader bth;
+    bth.SetOpcode(IbOpcode::CNP);
+    bth.SetDestQp(m_remoteQpn);
+    bth.SetBecn(true);
+    TransportHead head;
+    head.Append(bth);
     ++m_cnps;
-    m_control(this, p, nullptr);
+    m_control(this, Create<Packet>(16 + 4), head, nullptr);
 }
 
 void
 RdmaQueuePair::SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo)
 {
-    Ptr<Packet> p = Create<Packet>(4); // ICRC
-    AethHeader aeth;
-    aeth.SetSyndrome(syndrome);
-    aeth.SetMsn(m_msn);
-    p->AddHeader(aeth);
     BthHeader bth;
     bth.SetOpcode(IbOpcode::RC_ACKNOWLEDGE);
     bth.SetDestQp(m_remoteQpn);
     bth.SetPsn(psn);
-    p->AddHeader(bth);
-    m_control(this, p, echo);
+    AethHeader aeth;
+    aeth.SetSyndrome(syndrome);
+    aeth.SetMsn(m_msn);
+    TransportHead head;
+    head.Append(bth);
+    head.Append(aeth);
+    m_control(this, Create<Packet>(4), head, echo); // the ICRC
 }
 
 void
-RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry)
+RdmaQueuePair::ReceiveData(Ptr<Packet> p,
+                           const uint8_t* head,
+                           const BthHeader& bth,
+                           const IntHeader* telemetry)
 {
     // An ACK or NAK answering this packet carries back the telemetry it collected.
     std::optional<IntHeader> echo;
@@ -559,19 +572,20 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader*
     }
     const uint8_t op = bth.GetOpcode();
     uint32_t imm = 0;
+    uint32_t headSize = BthHeader::SIZE;
     if (BthHeader::HasReth(op))
     {
-        RethHeader reth;
-        p->RemoveHeader(reth);
+        headSize += RethHeader::SIZE; // read by nobody: the model writes into no memory
         m_rxMessageBytes = 0;
     }
     if (BthHeader::HasImmDt(op))
     {
         ImmDtHeader immHdr;
-        p->RemoveHeader(immHdr);
+        immHdr.Read(head + headSize);
+        headSize += ImmDtHeader::SIZE;
         imm = immHdr.GetImmediateData();
     }
-    m_rxMessageBytes += p->GetSize() - 4 - bth.GetPadCnt();
+    m_rxMessageBytes += p->GetSize() - headSize - 4 - bth.GetPadCnt();
     ++m_rcvNxt;
     m_nakOutstanding = false;
     ++m_unackedInOrder;
@@ -609,10 +623,10 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader*
 }
 
 void
-RdmaQueuePair::ReceiveAck(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry)
+RdmaQueuePair::ReceiveAck(const uint8_t* head, const BthHeader& bth, const IntHeader* telemetry)
 {
     AethHeader aeth;
-    p->RemoveHeader(aeth);
+    aeth.Read(head + BthHeader::SIZE);
     const int64_t delta = PsnDelta(bth.GetPsn(), m_sndUna, m_sendBase);
     if (telemetry && telemetry->GetType() == IntHeader::ECHO && !m_error)
     {

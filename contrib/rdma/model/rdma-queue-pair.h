@@ -5,6 +5,7 @@
 #define RDMA_QUEUE_PAIR_H
 
 #include "rdma-congestion-ops.h"
+#include "transport-head.h"
 
 #include "ns3/address.h"
 #include "ns3/callback.h"
@@ -57,9 +58,10 @@ class RdmaQueuePair : public Object
     typedef Callback<void, uint64_t> SendCompleteCallback;
     /// A whole WRITE arrived in order at the responder: (bytes, immediate value).
     typedef Callback<void, uint64_t, uint32_t> ReceiveCallback;
-    /// Hand a control packet (BTH at the front) to the engine, with the telemetry it echoes
-    /// (null for none).
-    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>, const IntHeader*> ControlSender;
+    /// Hand a control packet (its transport head apart, for the link layer to put in front)
+    /// to the engine, with the telemetry it echoes (null for none).
+    typedef Callback<void, Ptr<RdmaQueuePair>, Ptr<Packet>, const TransportHead&, const IntHeader*>
+        ControlSender;
     /// Tell the engine this QP may have packets to send.
     typedef Callback<void, Ptr<RdmaQueuePair>> ActivateCallback;
 
@@ -106,6 +108,12 @@ class RdmaQueuePair : public Object
     uint32_t GetQpn() const;
     uint32_t GetRemoteQpn() const;
     const Address& GetPeer() const;
+    /**
+     * The peer as an IPv4 address in host byte order, 0 when its address is not IPv4. The
+     * RoCEv2 NIC writes it into every packet; an RNIC keeps it in the QP context's address
+     * vector for the same reason (no address conversion per packet).
+     */
+    uint32_t GetPeerIpv4() const;
     /// DSCP (RoCEv2) or SL (InfiniBand) this QP's packets are sent with.
     uint8_t GetTrafficClass() const;
     Ptr<RdmaCongestionOps> GetCongestionOps() const;
@@ -137,16 +145,22 @@ class RdmaQueuePair : public Object
      * earlier time a timer of the CC scheme may raise the rate (then ask again).
      */
     Time GetNextSendTime();
-    /// Build the next data packet (BTH at the front) and advance the send state.
-    Ptr<Packet> BuildNextPacket();
+    /**
+     * Build the next data packet and advance the send state.
+     * \param head set to the packet's transport headers, for the link layer to put in front
+     * \return the payload, its pad and the ICRC (zero bytes)
+     */
+    Ptr<Packet> BuildNextPacket(TransportHead& head);
     /**
      * Process a packet addressed to this QP.
-     * \param p the packet with the BTH already removed (extension headers, payload, ICRC left)
-     * \param bth the BTH
+     * \param p the packet from its BTH on (extended headers, payload, pad, ICRC)
+     * \param head the packet's first bytes: the BTH and the extended headers its opcode has
+     * \param bth the BTH, read from head
      * \param congestionExperienced whether the packet arrived ECN-marked (CE)
      * \param telemetry the INT header the link removed from the packet, or null
      */
     void Receive(Ptr<Packet> p,
+                 const uint8_t* head,
                  const BthHeader& bth,
                  bool congestionExperienced = false,
                  const IntHeader* telemetry = nullptr);
@@ -194,8 +208,11 @@ class RdmaQueuePair : public Object
     void SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo);
     void MaybeSendCnp();
     void SendCnp();
-    void ReceiveData(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry);
-    void ReceiveAck(Ptr<Packet> p, const BthHeader& bth, const IntHeader* telemetry);
+    void ReceiveData(Ptr<Packet> p,
+                     const uint8_t* head,
+                     const BthHeader& bth,
+                     const IntHeader* telemetry);
+    void ReceiveAck(const uint8_t* head, const BthHeader& bth, const IntHeader* telemetry);
     /// Give an echoed INT to the congestion control; re-pace if the rate changed.
     void ReceiveTelemetry(const IntHeader& echo, uint64_t ackedUpTo);
     void AdvanceUna(uint64_t newUna);
@@ -211,6 +228,7 @@ class RdmaQueuePair : public Object
     uint32_t m_qpn{0};
     uint32_t m_remoteQpn{0};
     Address m_peer;
+    uint32_t m_peerIpv4{0};
     uint8_t m_trafficClass;
     uint32_t m_payloadSize;
     Ptr<RdmaCongestionOps> m_cc;

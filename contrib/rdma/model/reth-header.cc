@@ -5,6 +5,7 @@
 #include "reth-header.h"
 
 #include "ns3/log.h"
+#include "ns3/wire-bytes.h"
 
 /*
  * RDMA Extended Transport Header, IBTA InfiniBand Architecture Specification Vol. 1,
@@ -60,22 +61,34 @@ RethHeader::GetSerializedSize() const
 void
 RethHeader::Serialize(Buffer::Iterator start) const
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    i.WriteHtonU64(m_virtualAddress);
-    i.WriteHtonU32(m_rkey);
-    i.WriteHtonU32(m_dmaLength);
+    uint8_t b[SIZE];
+    Write(b);
+    start.Write(b, SIZE);
 }
 
 uint32_t
 RethHeader::Deserialize(Buffer::Iterator start)
 {
-    NS_LOG_FUNCTION(this);
-    Buffer::Iterator i = start;
-    m_virtualAddress = i.ReadNtohU64();
-    m_rkey = i.ReadNtohU32();
-    m_dmaLength = i.ReadNtohU32();
-    return i.GetDistanceFrom(start);
+    uint8_t b[SIZE];
+    start.Read(b, SIZE);
+    Read(b);
+    return SIZE;
+}
+
+void
+RethHeader::Write(uint8_t* to) const
+{
+    WriteBe64(to, m_virtualAddress);
+    WriteBe32(to + 8, m_rkey);
+    WriteBe32(to + 12, m_dmaLength);
+}
+
+void
+RethHeader::Read(const uint8_t* from)
+{
+    m_virtualAddress = ReadBe64(from);
+    m_rkey = ReadBe32(from + 8);
+    m_dmaLength = ReadBe32(from + 12);
 }
 
 void
