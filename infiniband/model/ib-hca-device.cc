@@ -267,17 +267,16 @@ IbHcaDevice::Consume(Ptr<Packet> p, uint8_t vl, uint32_t blocks)
 {
     ++m_consumedPackets;
     m_consumedBytes += p->GetSize();
-    LrhHeader lrh;
-    p->RemoveHeader(lrh);
     ReleaseBuffer(vl, blocks);
-    // BTH byte 4, bit 7: FECN (IBTA 9.2; BthHeader).
-    uint8_t bth[5] = {0, 0, 0, 0, 0};
-    p->CopyData(bth, sizeof(bth));
-    const bool fecn = (bth[4] & 0x80) != 0;
+    // The LRH and the transport headers read once; nothing is removed (the packet ends here).
+    uint8_t b[LrhHeader::SIZE + TransportHead::MAX_SIZE] = {};
+    const uint32_t got = p->CopyData(b, sizeof(b));
+    const uint8_t* bth = b + LrhHeader::SIZE;
+    const bool fecn = (bth[4] & 0x80) != 0; // BTH byte 4, bit 7 (IBTA 9.2; BthHeader)
     m_fecnReceived += fecn;
     if (m_engine)
     {
-        m_engine->Receive(p, fecn);
+        m_engine->Receive(p, LrhHeader::SIZE, bth, got - std::min(got, LrhHeader::SIZE), fecn);
     }
 }
 

@@ -290,16 +290,17 @@ RoceNicDevice::MayHaveMore() const
 void
 RoceNicDevice::Deliver(const Ptr<Packet>& frame)
 {
-    // Read the head once; drop Ethernet, the optional tag, IPv4 and UDP at once.
-    uint8_t b[HEAD_BYTES];
+    // Read the head once: the link's headers, an INT header and the transport's, all the
+    // engine needs. Nothing is removed from the frame: it ends here.
+    uint8_t b[RX_HEAD_BYTES];
     uint32_t l3 = 0;
     // The frame leaves the fabric here, at its size on the cable (conservation counts bytes
     // as every port sees them).
     const uint32_t wire = frame->GetSize();
-    const uint32_t head = m_engine ? RoceV2HeadSize(b, frame->CopyData(b, sizeof(b)), &l3) : 0;
+    const uint32_t got = m_engine ? frame->CopyData(b, sizeof(b)) : 0;
+    const uint32_t head = RoceV2HeadSize(b, got, &l3);
     if (head > 0)
     {
-        frame->RemoveAtStart(head);
         ++m_roceRx;
         const bool ce = (b[l3 + 1] & 0x03) == Ipv4Header::ECN_CE;
         const bool withInt = ((b[l3 + 1] >> 2) & GetIntDscpMask()) != 0;
@@ -307,12 +308,12 @@ RoceNicDevice::Deliver(const Ptr<Packet>& frame)
         {
             ++m_deliveredFrames;
             m_deliveredBytes += wire;
-            ToEngine(frame, ce, withInt);
+            ToEngine(frame, b, got, head, ce, withInt);
         }
         else
         {
             uint32_t at = 0;
-            DeliverRoce(frame, ce, withInt, wire, IsPfcEnabled(Classify(b, at)));
+            DeliverRoce(frame, head, ce, withInt, wire, IsPfcEnabled(Classify(b, at)));
         }
         return;
     }
@@ -330,23 +331,39 @@ RoceNicDevice::RxOccupancy() const
 }
 
 void
-RoceNicDevice::ToEngine(Ptr<Packet> p, bool ce, bool withInt)
+RoceNicDevice::ToEngine(Ptr<Packet> frame,
+                        const uint8_t* b,
+                        uint32_t got,
+                        uint32_t head,
+                        bool ce,
+                        bool withInt)
 {
-    if (!withInt)
-    {
-        m_engine->Receive(p, ce);
-        return;
-    }
     IntHeader telemetry;
-    p->RemoveHeader(telemetry);
-    m_engine->Receive(p, ce, telemetry.IsValid() ? &telemetry : nullptr);
+    bool valid = false;
+    if (withInt && got >= head + IntHeader::SIZE)
+    {
+        telemetry.Read(b + head);
+        valid = telemetry.IsValid();
+        head += IntHeader::SIZE;
+    }
+    m_engine->Receive(frame,
+                      head,
+                      b + head,
+                      got - std::min(got, head),
+                      ce,
+                      valid ? &telemetry : nullptr);
 }
 
 void
-RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire, bool lossless)
+RoceNicDevice::DeliverRoce(Ptr<Packet> frame,
+                           uint32_t head,
+                           bool ce,
+                           bool withInt,
+                           uint32_t wire,
+                           bool lossless)
 {
     const uint64_t occ = RxOccupancy();
-    const uint32_t size = frame->GetSize();
+    const uint32_t size = frame->GetSize() - head; // what reaches host memory
     if (occ + size > m_rxBufferSize)
     {
         ++m_rxDrops; // only reachable when the pause thresholds leave too little room
@@ -364,6 +381,7 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wi
                         &RoceNicDevice::Drained,
                         this,
                         frame,
+                        head,
                         ce,
                         withInt,
                         wire);
@@ -371,13 +389,14 @@ RoceNicDevice::DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wi
 }
 
 void
-RoceNicDevice::Drained(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire)
+RoceNicDevice::Drained(Ptr<Packet> frame, uint32_t head, bool ce, bool withInt, uint32_t wire)
 {
     --m_rxBufferedFrames;
     m_rxBufferedBytes -= wire;
     ++m_deliveredFrames;
     m_deliveredBytes += wire;
-    ToEngine(frame, ce, withInt);
+    uint8_t b[RX_HEAD_BYTES];
+    ToEngine(frame, b, frame->CopyData(b, sizeof(b)), head, ce, withInt);
 }
 
 void

@@ -6,6 +6,7 @@
 
 #include "roce-net-device.h"
 
+#include "ns3/int-header.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/rdma-engine.h"
 
@@ -68,6 +69,9 @@ class RoceNicDevice : public RoceNetDevice
     static uint32_t RoceV2HeadSize(const uint8_t* b, uint32_t got, uint32_t* l3 = nullptr);
     /// Enough head bytes for RoceV2HeadSize: Ethernet, a tag, IPv4 with options, UDP.
     static constexpr uint32_t HEAD_BYTES = 18 + 60 + 8;
+    /// The head a received frame is read with: those, an INT header and the transport's.
+    static constexpr uint32_t RX_HEAD_BYTES =
+        HEAD_BYTES + IntHeader::SIZE + TransportHead::MAX_SIZE;
     bool SendFrom(Ptr<Packet> packet,
                   const Address& source,
                   const Address& dest,
@@ -119,12 +123,23 @@ class RoceNicDevice : public RoceNetDevice
                      const TransportHead& transport,
                      const IntHeader* echo);
     bool MayTransmit(Ptr<const RdmaQueuePair> qp) const;
-    /// Hand a transport packet (INT header first when withInt) to the engine.
-    void ToEngine(Ptr<Packet> p, bool ce, bool withInt);
+    /// Hand a RoCEv2 frame to the engine: b holds its first `got` bytes, its link headers end
+    /// at `head`, and an INT header follows when withInt.
+    void ToEngine(Ptr<Packet> frame,
+                  const uint8_t* b,
+                  uint32_t got,
+                  uint32_t head,
+                  bool ce,
+                  bool withInt);
     /// Into the receive buffer; wire is the frame's size on the cable, lossless whether its
     /// priority has PFC (for the drop counters).
-    void DeliverRoce(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire, bool lossless);
-    void Drained(Ptr<Packet> frame, bool ce, bool withInt, uint32_t wire);
+    void DeliverRoce(Ptr<Packet> frame,
+                     uint32_t head,
+                     bool ce,
+                     bool withInt,
+                     uint32_t wire,
+                     bool lossless);
+    void Drained(Ptr<Packet> frame, uint32_t head, bool ce, bool withInt, uint32_t wire);
     void CheckRxPause();
     void SendRxPfc(uint16_t quanta);
     uint64_t RxOccupancy() const;

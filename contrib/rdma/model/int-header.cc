@@ -189,22 +189,28 @@ IntHeader::Write(uint8_t* to) const
 uint32_t
 IntHeader::Deserialize(Buffer::Iterator start)
 {
-    Buffer::Iterator i = start;
-    const uint8_t b0 = i.ReadU8();
-    const uint8_t length = i.ReadU8();
-    const uint8_t nHops = i.ReadU8();
-    const uint8_t slots = i.ReadU8();
-    const uint8_t type = b0 >> TYPE_SHIFT;
-    m_overflow = (b0 & OVERFLOW_BIT) != 0;
+    uint8_t b[SIZE];
+    start.Read(b, SIZE);
+    Read(b);
+    return SIZE;
+}
+
+void
+IntHeader::Read(const uint8_t* from)
+{
+    const uint8_t length = from[1];
+    const uint8_t nHops = from[2];
+    const uint8_t slots = from[3];
+    const uint8_t type = from[0] >> TYPE_SHIFT;
+    m_overflow = (from[0] & OVERFLOW_BIT) != 0;
     const bool ok = (type == STAMP || type == ECHO) && length == LENGTH_WORDS &&
                     slots == MAX_HOPS && nHops <= MAX_HOPS;
     m_type = ok ? static_cast<Type>(type) : INVALID;
     m_nHops = ok ? nHops : 0;
     for (uint32_t h = 0; h < MAX_HOPS; ++h)
     {
-        m_hops[h] = IntHop::FromWord(i.ReadNtohU64());
+        m_hops[h] = IntHop::FromWord(ReadBe64(from + SHIM_SIZE + h * HOP_SIZE));
     }
-    return i.GetDistanceFrom(start);
 }
 
 IntHeader::Type

@@ -145,6 +145,8 @@ class IntHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
     void Write(uint8_t* to) const;
+    /// Read the header from SIZE bytes at `from`, as Deserialize does (INVALID if malformed).
+    void Read(const uint8_t* from);
 
     Type GetType() const;
     void SetType(Type type);

@@ -312,13 +312,15 @@ RdmaEngine::DequeueData(Ptr<RdmaQueuePair>& qpOut, Time& wakeAt, TransportHead& 
 }
 
 void
-RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced, const IntHeader* telemetry)
+RdmaEngine::Receive(Ptr<Packet> p,
+                    uint32_t offset,
+                    const uint8_t* head,
+                    uint32_t headBytes,
+                    bool congestionExperienced,
+                    const IntHeader* telemetry)
 {
-    // The transport headers read once, as bytes; nothing is removed from the packet (it ends
-    // here).
-    uint8_t head[TransportHead::MAX_SIZE];
-    const uint32_t got = p->CopyData(head, sizeof(head));
-    NS_ABORT_MSG_IF(got < BthHeader::SIZE, "a packet of " << got << " bytes has no BTH");
+    NS_ABORT_MSG_IF(headBytes < BthHeader::SIZE,
+                    "a packet with " << headBytes << " bytes after its link headers has no BTH");
     BthHeader bth;
     bth.Read(head);
     Ptr<RdmaQueuePair> qp = GetQueuePair(bth.GetDestQp());
@@ -328,7 +330,7 @@ RdmaEngine::Receive(Ptr<Packet> p, bool congestionExperienced, const IntHeader* 
         NS_LOG_WARN("packet for unknown QPN " << bth.GetDestQp() << " dropped");
         return;
     }
-    qp->Receive(p, head, bth, congestionExperienced, telemetry);
+    qp->Receive(p, offset, head, bth, congestionExperienced, telemetry);
 }
 
 uint64_t

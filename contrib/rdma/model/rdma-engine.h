@@ -120,9 +120,20 @@ class RdmaEngine : public Object
      */
     Ptr<Packet> DequeueData(Ptr<RdmaQueuePair>& qp, Time& wakeAt, TransportHead& head);
 
-    /// A packet for this port, with the link headers removed (BTH at the front); CE when it
-    /// arrived ECN-marked; telemetry when it carried an INT header (removed by the link).
+    /**
+     * A packet for this port. The link read the packet's head once and passes the bytes on;
+     * nothing is removed from the packet (it ends here).
+     * \param p the frame as it arrived
+     * \param offset where its BTH starts (after the link's headers and an INT header)
+     * \param head the packet's bytes from the BTH on
+     * \param headBytes how many there are (the BTH and its extended headers at least)
+     * \param congestionExperienced whether it arrived ECN-marked (or with FECN)
+     * \param telemetry the INT header it carried, or null
+     */
     void Receive(Ptr<Packet> p,
+                 uint32_t offset,
+                 const uint8_t* head,
+                 uint32_t headBytes,
                  bool congestionExperienced = false,
                  const IntHeader* telemetry = nullptr);
 

@@ -442,6 +442,7 @@ RdmaQueuePair::GoBackN(uint64_t fromIdx)
 
 void
 RdmaQueuePair::Receive(Ptr<Packet> p,
+                       uint32_t offset,
                        const uint8_t* head,
                        const BthHeader& bth,
                        bool congestionExperienced,
@@ -460,7 +461,7 @@ RdmaQueuePair::Receive(Ptr<Packet> p,
     else if (op <= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE) &&
              op >= IbOpcodeToByte(IbOpcode::RC_RDMA_WRITE_FIRST))
     {
-        ReceiveData(p, head, bth, telemetry);
+        ReceiveData(p->GetSize() - offset, head, bth, telemetry);
     }
     else if (cnp)
     {
@@ -536,7 +537,7 @@ RdmaQueuePair::SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo
 }
 
 void
-RdmaQueuePair::ReceiveData(Ptr<Packet> p,
+RdmaQueuePair::ReceiveData(uint32_t bytes,
                            const uint8_t* head,
                            const BthHeader& bth,
                            const IntHeader* telemetry)
@@ -585,7 +586,7 @@ RdmaQueuePair::ReceiveData(Ptr<Packet> p,
         headSize += ImmDtHeader::SIZE;
         imm = immHdr.GetImmediateData();
     }
-    m_rxMessageBytes += p->GetSize() - headSize - 4 - bth.GetPadCnt();
+    m_rxMessageBytes += bytes - headSize - 4 - bth.GetPadCnt();
     ++m_rcvNxt;
     m_nakOutstanding = false;
     ++m_unackedInOrder;

@@ -153,13 +153,16 @@ class RdmaQueuePair : public Object
     Ptr<Packet> BuildNextPacket(TransportHead& head);
     /**
      * Process a packet addressed to this QP.
-     * \param p the packet from its BTH on (extended headers, payload, pad, ICRC)
-     * \param head the packet's first bytes: the BTH and the extended headers its opcode has
+     * \param p the frame as it arrived
+     * \param offset where its BTH starts
+     * \param head the packet's bytes from the BTH on: the BTH and the extended headers its
+     *        opcode has
      * \param bth the BTH, read from head
      * \param congestionExperienced whether the packet arrived ECN-marked (CE)
      * \param telemetry the INT header the link removed from the packet, or null
      */
     void Receive(Ptr<Packet> p,
+                 uint32_t offset,
                  const uint8_t* head,
                  const BthHeader& bth,
                  bool congestionExperienced = false,
@@ -208,7 +211,8 @@ class RdmaQueuePair : public Object
     void SendControl(uint8_t syndrome, uint32_t psn, const IntHeader* echo);
     void MaybeSendCnp();
     void SendCnp();
-    void ReceiveData(Ptr<Packet> p,
+    /// A data packet of `bytes` from its BTH through its ICRC, whose head is `head`.
+    void ReceiveData(uint32_t bytes,
                      const uint8_t* head,
                      const BthHeader& bth,
                      const IntHeader* telemetry);
