@@ -3,6 +3,7 @@
  */
 #include "roce-channel.h"
 
+#include "frame-head.h"
 #include "roce-net-device.h"
 
 #include "ns3/fast-simulator.h"
@@ -24,21 +25,23 @@ namespace
 class FrameArrival : public PooledEvent<FrameArrival>
 {
   public:
-    FrameArrival(Ptr<RoceNetDevice> to, const Ptr<Packet>& frame)
+    FrameArrival(Ptr<RoceNetDevice> to, const Ptr<Packet>& frame, uint8_t ttlDebt)
         : m_to(to),
-          m_frame(frame)
+          m_frame(frame),
+          m_ttlDebt(ttlDebt)
     {
     }
 
   protected:
     void Notify() override
     {
-        m_to->Receive(m_frame);
+        m_to->Receive(m_frame, m_ttlDebt);
     }
 
   private:
     Ptr<RoceNetDevice> m_to;
     Ptr<Packet> m_frame;
+    uint8_t m_ttlDebt;
 };
 
 } // namespace
@@ -74,11 +77,16 @@ RoceChannel::Attach(Ptr<RoceNetDevice> device)
 }
 
 void
-RoceChannel::Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Time pipeline)
+RoceChannel::Transmit(const Ptr<Packet>& p,
+                      RoceNetDevice* src,
+                      Time txTime,
+                      Time pipeline,
+                      uint8_t ttlDebt)
 {
     NS_ASSERT(m_nDevices == 2);
     if (!m_up)
     {
+        FrameHead::PayTtlDebt(p, ttlDebt); // a lost frame is traced
         src->NotifyLinkLoss(p);
         return;
     }
@@ -90,7 +98,7 @@ RoceChannel::Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Tim
     }
     FastSimulator::ScheduleWithContext(m_context[to],
                                        txTime + m_delay + pipeline,
-                                       new FrameArrival(m_dev[to], p));
+                                       new FrameArrival(m_dev[to], p, ttlDebt));
 }
 
 void

@@ -52,8 +52,14 @@ class RoceChannel : public Channel
      * \param src the sending device
      * \param txTime serialisation time of the frame on the sender's port
      * \param pipeline time before the frame reaches the cable (a switch's forwarding latency)
+     * \param ttlDebt TTL decrements the frame owes its IPv4 header (FrameHead), handed to the
+     *        receiving device with it
      */
-    void Transmit(const Ptr<Packet>& p, RoceNetDevice* src, Time txTime, Time pipeline = Time(0));
+    void Transmit(const Ptr<Packet>& p,
+                  RoceNetDevice* src,
+                  Time txTime,
+                  Time pipeline = Time(0),
+                  uint8_t ttlDebt = 0);
 
     /// Take the cable down (every frame on it or handed to it is lost) or bring it back up.
     void SetLinkUp(bool up);

@@ -83,11 +83,11 @@ RoceEgressQueue::GetWeightsString() const
 }
 
 void
-RoceEgressQueue::Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta)
+RoceEgressQueue::Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta, uint8_t ttlDebt)
 {
     NS_ASSERT(priority < N_PRIORITIES);
     uint32_t size = p->GetSize();
-    m_queues[priority].push_back({p, meta});
+    m_queues[priority].push_back({p, meta, ttlDebt});
     m_bytes[priority] += size;
     m_totalBytes += size;
     m_nonEmptyMask |= (1u << priority);
@@ -109,11 +109,12 @@ Ptr<Packet>
 RoceEgressQueue::Dequeue(uint8_t& priority)
 {
     uint32_t meta;
-    return Dequeue(priority, meta);
+    uint8_t ttlDebt;
+    return Dequeue(priority, meta, ttlDebt);
 }
 
 Ptr<Packet>
-RoceEgressQueue::Dequeue(uint8_t& priority, uint32_t& meta)
+RoceEgressQueue::Dequeue(uint8_t& priority, uint32_t& meta, uint8_t& ttlDebt)
 {
     uint8_t eligible = m_nonEmptyMask & ~m_pausedMask;
     if (eligible == 0)
@@ -146,6 +147,7 @@ RoceEgressQueue::Dequeue(uint8_t& priority, uint32_t& meta)
     }
     Ptr<Packet> p = m_queues[c].front().packet;
     meta = m_queues[c].front().meta;
+    ttlDebt = m_queues[c].front().ttlDebt;
     m_queues[c].pop_front();
     uint32_t size = p->GetSize();
     m_bytes[c] -= size;
@@ -203,7 +205,8 @@ RoceEgressQueue::ForEach(uint8_t priority,
 }
 
 uint32_t
-RoceEgressQueue::Flush(uint8_t priority, const std::function<void(Ptr<Packet>, uint32_t)>& discard)
+RoceEgressQueue::Flush(uint8_t priority,
+                       const std::function<void(Ptr<Packet>, uint32_t, uint8_t)>& discard)
 {
     RingQueue<Entry> frames;
     frames.swap(m_queues[priority]);
@@ -213,7 +216,7 @@ RoceEgressQueue::Flush(uint8_t priority, const std::function<void(Ptr<Packet>, u
     m_deficit[priority] = 0;
     for (const Entry& e : frames)
     {
-        discard(e.packet, e.meta);
+        discard(e.packet, e.meta, e.ttlDebt);
     }
     return static_cast<uint32_t>(frames.size());
 }

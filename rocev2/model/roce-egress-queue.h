@@ -41,12 +41,13 @@ class RoceEgressQueue : public Object
      * \param p the frame
      * \param priority its class, 0..7
      * \param meta a word handed back by Dequeue (the switch's buffer accounting)
+     * \param ttlDebt TTL decrements the frame owes its IPv4 header (FrameHead)
      */
-    void Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta = 0);
+    void Enqueue(Ptr<Packet> p, uint8_t priority, uint32_t meta = 0, uint8_t ttlDebt = 0);
     /// Next frame by the scheduler, skipping paused classes; null when none can go.
     Ptr<Packet> Dequeue(uint8_t& priority);
-    /// The same, also returning the frame's metadata word.
-    Ptr<Packet> Dequeue(uint8_t& priority, uint32_t& meta);
+    /// The same, also returning the frame's metadata word and TTL debt.
+    Ptr<Packet> Dequeue(uint8_t& priority, uint32_t& meta, uint8_t& ttlDebt);
     /// True when some class that is not paused has a frame.
     bool HasEligible() const;
     bool IsEmpty() const;
@@ -61,10 +62,11 @@ class RoceEgressQueue : public Object
 
     /**
      * Take every frame out of one class, in queue order, without transmitting it (the PFC
-     * watchdog's drop action); each goes to `discard` with its metadata word.
+     * watchdog's drop action); each goes to `discard` with its metadata word and TTL debt.
      * \return the number of frames removed
      */
-    uint32_t Flush(uint8_t priority, const std::function<void(Ptr<Packet>, uint32_t)>& discard);
+    uint32_t Flush(uint8_t priority,
+                   const std::function<void(Ptr<Packet>, uint32_t, uint8_t)>& discard);
 
     /// Pause or resume one class (PFC, IEEE 802.1Qbb).
     void SetPaused(uint8_t priority, bool paused);
@@ -74,11 +76,12 @@ class RoceEgressQueue : public Object
     void SetWeights(std::string weights);
     std::string GetWeightsString() const;
 
-    /// A queued frame and the word its owner attached to it.
+    /// A queued frame, the word its owner attached to it and the TTL decrements it owes.
     struct Entry
     {
         Ptr<Packet> packet;
         uint32_t meta;
+        uint8_t ttlDebt;
     };
 
     std::array<RingQueue<Entry>, N_PRIORITIES> m_queues;

@@ -3,6 +3,7 @@
  */
 #include "roce-net-device.h"
 
+#include "frame-head.h"
 #include "pfc-header.h"
 #include "roce-channel.h"
 
@@ -188,7 +189,7 @@ RoceNetDevice::DoDispose()
     m_receiveErrorModel = nullptr;
     m_rxHandler = RxHandler();
     m_dequeueHandler = DequeueHandler();
-    m_discardHandler = DequeueHandler();
+    m_discardHandler = DiscardHandler();
     NetDevice::DoDispose();
 }
 
@@ -313,14 +314,14 @@ RoceNetDevice::TraceEgress(uint8_t priority)
 }
 
 void
-RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
+RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta, uint8_t ttlDebt)
 {
     if (m_dropMask & (1u << priority))
     {
-        Discard(frame, priority, meta); // PFC watchdog: this class drops what joins it
+        Discard(frame, priority, meta, ttlDebt); // PFC watchdog: this class drops what joins it
         return;
     }
-    m_queue->Enqueue(frame, priority, meta);
+    m_queue->Enqueue(frame, priority, meta, ttlDebt);
     TraceEgress(priority);
     TryTransmit();
 }
@@ -565,6 +566,7 @@ RoceNetDevice::TransmitAt(Time now)
     NS_ASSERT(now >= m_busyUntil);
     uint8_t priority = 0;
     uint32_t meta = 0;
+    uint8_t ttlDebt = 0;
     Ptr<Packet> frame;
     if (!m_controlQueue.empty())
     {
@@ -573,12 +575,12 @@ RoceNetDevice::TransmitAt(Time now)
         ++m_controlTxFrames;
         m_controlTxBytes += frame->GetSize();
     }
-    else if ((frame = m_queue->Dequeue(priority, meta)))
+    else if ((frame = m_queue->Dequeue(priority, meta, ttlDebt)))
     {
         TraceEgress(priority);
         if (!m_dequeueHandler.IsNull())
         {
-            m_dequeueHandler(frame, priority, meta);
+            m_dequeueHandler(frame, priority, meta, ttlDebt);
         }
     }
     else
@@ -607,15 +609,18 @@ RoceNetDevice::TransmitAt(Time now)
     ++m_txFrames;
     m_txBytes += size;
     // Traces cost a packet reference each even when nothing listens: most runs have no sink.
+    // What they see is the frame's exact bytes.
     if (!m_macTxTrace.IsEmpty())
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt);
         m_macTxTrace(frame);
     }
     if (!m_snifferTrace.IsEmpty())
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt);
         m_snifferTrace(frame);
     }
-    m_channel->Transmit(frame, this, txTime, m_forwardingLatency);
+    m_channel->Transmit(frame, this, txTime, m_forwardingLatency, ttlDebt);
     if (MayHaveMore())
     {
         m_txWakeup.ScheduleAt(m_busyUntil);
@@ -635,13 +640,14 @@ RoceNetDevice::MayHaveMore() const
 }
 
 void
-RoceNetDevice::Receive(const Ptr<Packet>& frame)
+RoceNetDevice::Receive(const Ptr<Packet>& frame, uint8_t ttlDebt)
 {
     const uint32_t size = frame->GetSize();
     m_arrivedBytes += size;
     if (++m_arrived <= m_lostUntil)
     {
         // The link went down while the frame was on it (and may be back up by now).
+        FrameHead::PayTtlDebt(frame, ttlDebt); // a lost frame is traced
         CountArrivalLoss(LOSS_LINK_DOWN_ON_CABLE, frame);
         Ptr<NetDevice> peer = m_channel->GetDevice(m_channel->GetDevice(0) == this ? 1 : 0);
         StaticCast<RoceNetDevice>(peer)->NotifyLinkLoss(frame, true);
@@ -649,6 +655,7 @@ RoceNetDevice::Receive(const Ptr<Packet>& frame)
     }
     if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(frame))
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt);
         ++m_rxErrorDrops;
         CountArrivalLoss(LOSS_RX_ERROR, frame);
         m_phyRxDropTrace(frame);
@@ -656,10 +663,12 @@ RoceNetDevice::Receive(const Ptr<Packet>& frame)
     }
     if (!m_macRxTrace.IsEmpty())
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt);
         m_macRxTrace(frame);
     }
     if (!m_snifferTrace.IsEmpty())
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt);
         m_snifferTrace(frame);
     }
     // MAC Control frames are minimum-size (802.3 clause 31): larger frames need no look.
@@ -670,15 +679,15 @@ RoceNetDevice::Receive(const Ptr<Packet>& frame)
         ReceivePfc(frame); // MAC Control ends at the MAC, whatever the port belongs to
         return;
     }
-    if (m_dropMask != 0 && DropOnIngress(frame))
+    if (m_dropMask != 0 && DropOnIngress(frame, ttlDebt))
     {
         return;
     }
-    Deliver(frame);
+    Deliver(frame, ttlDebt);
 }
 
 bool
-RoceNetDevice::DropOnIngress(Ptr<Packet> frame)
+RoceNetDevice::DropOnIngress(Ptr<Packet> frame, uint8_t ttlDebt)
 {
     uint8_t b[18 + 20] = {};
     uint32_t l3 = 14;
@@ -687,14 +696,16 @@ RoceNetDevice::DropOnIngress(Ptr<Packet> frame)
     {
         return false;
     }
+    FrameHead::PayTtlDebt(frame, ttlDebt);
     CountLoss(LOSS_WATCHDOG_INGRESS, frame);
     m_ingressDiscardTrace(frame, priority);
     return true;
 }
 
 void
-RoceNetDevice::Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
+RoceNetDevice::Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta, uint8_t ttlDebt)
 {
+    FrameHead::PayTtlDebt(frame, ttlDebt);
     CountLoss(LOSS_WATCHDOG_EGRESS, frame);
     m_egressDiscardTrace(frame, priority);
     if (!m_discardHandler.IsNull())
@@ -704,7 +715,7 @@ RoceNetDevice::Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta)
 }
 
 void
-RoceNetDevice::SetDiscardHandler(DequeueHandler handler)
+RoceNetDevice::SetDiscardHandler(DiscardHandler handler)
 {
     m_discardHandler = handler;
 }
@@ -721,9 +732,10 @@ RoceNetDevice::SetDropping(uint8_t priority, bool drop)
     m_dropMask |= (1u << priority);
     if (m_queue->GetPackets(priority) > 0)
     {
-        m_queue->Flush(priority, [this, priority](Ptr<Packet> frame, uint32_t meta) {
-            Discard(frame, priority, meta);
-        });
+        m_queue->Flush(priority,
+                       [this, priority](Ptr<Packet> frame, uint32_t meta, uint8_t ttlDebt) {
+                           Discard(frame, priority, meta, ttlDebt);
+                       });
         TraceEgress(priority);
     }
 }
@@ -792,14 +804,15 @@ RoceNetDevice::GetLinkDownDrops() const
 }
 
 void
-RoceNetDevice::Deliver(const Ptr<Packet>& frame)
+RoceNetDevice::Deliver(const Ptr<Packet>& frame, uint8_t ttlDebt)
 {
     if (!m_rxHandler.IsNull())
     {
-        m_rxHandler(this, frame);
+        m_rxHandler(this, frame, ttlDebt);
     }
     else
     {
+        FrameHead::PayTtlDebt(frame, ttlDebt); // the node's IP stack reads the header
         ForwardUp(frame);
     }
 }

@@ -59,11 +59,15 @@ class RoceNetDevice : public NetDevice
     RoceNetDevice();
     ~RoceNetDevice() override;
 
-    /// Handler of every frame this port receives (the switch's forwarding, the NIC's demux).
-    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> RxHandler;
+    /// Handler of every frame this port receives (the switch's forwarding, the NIC's demux),
+    /// with the TTL decrements the frame owes its IPv4 header (FrameHead).
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t> RxHandler;
     /// Called when a frame leaves the egress queue, before it is serialised: (frame, priority,
-    /// metadata word). The handler may rewrite header bytes but not change the frame's size.
-    typedef Callback<void, Ptr<Packet>, uint8_t, uint32_t> DequeueHandler;
+    /// metadata word, TTL debt). The handler may rewrite header bytes but not change the
+    /// frame's size; when it rewrites the IPv4 header it pays the debt (FrameHead).
+    typedef Callback<void, Ptr<Packet>, uint8_t, uint32_t, uint8_t&> DequeueHandler;
+    /// Called with a frame discarded from the egress queue: (frame, priority, metadata word).
+    typedef Callback<void, Ptr<Packet>, uint8_t, uint32_t> DiscardHandler;
 
     bool Attach(Ptr<RoceChannel> channel);
     void SetDataRate(DataRate rate);
@@ -74,8 +78,9 @@ class RoceNetDevice : public NetDevice
     /// Bytes queued in one class (GetQueue()->GetBytes without a reference, on the data path).
     uint64_t GetQueuedBytes(uint8_t priority) const;
 
-    /// Queue a whole frame (Ethernet header first) in the given class and start sending.
-    void Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta = 0);
+    /// Queue a whole frame (Ethernet header first) in the given class and start sending;
+    /// ttlDebt: the TTL decrements it owes its IPv4 header (FrameHead).
+    void Enqueue(Ptr<Packet> frame, uint8_t priority, uint32_t meta = 0, uint8_t ttlDebt = 0);
 
     // ---- Link state (RoceChannel::SetLinkUp) ----
     /**
@@ -106,7 +111,7 @@ class RoceNetDevice : public NetDevice
     bool IsDropping(uint8_t priority) const;
     /// Where frames discarded from the egress queue go (frame, priority, metadata word), so
     /// that their owner can account for them (the switch releases their buffer).
-    void SetDiscardHandler(DequeueHandler handler);
+    void SetDiscardHandler(DiscardHandler handler);
     /// When the last PFC frame for this priority arrived (0 if none has).
     Time GetLastPfcRxTime(uint8_t priority) const;
 
@@ -147,8 +152,9 @@ class RoceNetDevice : public NetDevice
     /// Signature of the EgressDiscard and IngressDiscard traces.
     typedef void (*DiscardTracedCallback)(Ptr<const Packet> frame, uint8_t priority);
     /// Called by the channel when a frame has fully arrived (or would have, had the link not
-    /// gone down while it was on it: then it is lost and counted by its sender).
-    void Receive(const Ptr<Packet>& frame);
+    /// gone down while it was on it: then it is lost and counted by its sender), with the
+    /// TTL decrements it owes its IPv4 header (FrameHead).
+    void Receive(const Ptr<Packet>& frame, uint8_t ttlDebt = 0);
 
     /// Serialisation time of a frame of this many bytes (header to payload end).
     Time TxTime(uint32_t frameBytes) const;
@@ -252,7 +258,7 @@ class RoceNetDevice : public NetDevice
     /// Whether more frames may follow (so the transmitter should wake when the port frees).
     virtual bool MayHaveMore() const;
     /// What to do with a frame that arrived intact (switch handler, or the node's stack).
-    virtual void Deliver(const Ptr<Packet>& frame);
+    virtual void Deliver(const Ptr<Packet>& frame, uint8_t ttlDebt);
     /// Hand a non-RoCE frame to the node's protocol stack.
     void ForwardUp(Ptr<Packet> frame);
 
@@ -273,9 +279,9 @@ class RoceNetDevice : public NetDevice
     void ApplyPause(uint8_t priority, uint16_t quanta);
     void Resume(uint8_t priority);
     /// A frame of a dropping egress class is discarded.
-    void Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta);
+    void Discard(Ptr<Packet> frame, uint8_t priority, uint32_t meta, uint8_t ttlDebt);
     /// Whether an arriving frame belongs to a dropping priority (then it is discarded).
-    bool DropOnIngress(Ptr<Packet> frame);
+    bool DropOnIngress(Ptr<Packet> frame, uint8_t ttlDebt);
 
     // What every frame reads, together (a port is one of thousands: each cache line counts).
     Ptr<RoceChannel> m_channel;
@@ -329,7 +335,7 @@ class RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_linkDownDropTrace;
 
     uint8_t m_pfcIgnoredMask{0};
-    DequeueHandler m_discardHandler;
+    DiscardHandler m_discardHandler;
     TracedCallback<Ptr<const Packet>, uint8_t> m_egressDiscardTrace;
     TracedCallback<Ptr<const Packet>, uint8_t> m_ingressDiscardTrace;
 

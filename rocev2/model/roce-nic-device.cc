@@ -3,6 +3,7 @@
  */
 #include "roce-nic-device.h"
 
+#include "frame-head.h"
 #include "pfc-header.h"
 
 #include "ns3/abort.h"
@@ -288,10 +289,11 @@ RoceNicDevice::MayHaveMore() const
 }
 
 void
-RoceNicDevice::Deliver(const Ptr<Packet>& frame)
+RoceNicDevice::Deliver(const Ptr<Packet>& frame, uint8_t ttlDebt)
 {
     // Read the head once: the link's headers, an INT header and the transport's, all the
-    // engine needs. Nothing is removed from the frame: it ends here.
+    // engine needs. Nothing is removed from the frame: it ends here, and a TTL debt stays
+    // unpaid (the RDMA engine reads no TTL).
     uint8_t b[RX_HEAD_BYTES];
     uint32_t l3 = 0;
     // The frame leaves the fabric here, at its size on the cable (conservation counts bytes
@@ -319,6 +321,7 @@ RoceNicDevice::Deliver(const Ptr<Packet>& frame)
     }
     ++m_deliveredFrames;
     m_deliveredBytes += wire;
+    FrameHead::PayTtlDebt(frame, ttlDebt); // the node's IP stack reads the header
     ForwardUp(frame);
 }
 

@@ -105,7 +105,7 @@ class RoceNicDevice : public RoceNetDevice
 
   protected:
     void DoDispose() override;
-    void Deliver(const Ptr<Packet>& frame) override;
+    void Deliver(const Ptr<Packet>& frame, uint8_t ttlDebt) override;
     Ptr<Packet> PullFrame(uint8_t& priority, Time& wakeAt) override;
     bool MayHaveMore() const override;
 

@@ -3,6 +3,8 @@
  */
 #include "roce-switch.h"
 
+#include "frame-head.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/ecmp-route-table.h"
@@ -77,7 +79,7 @@ RoceSwitch::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("DecrementTtl",
                           "Decrement the IPv4 TTL of every forwarded packet and drop it when "
-                          "none is left (RFC 1812); off only to save the header rewrite",
+                          "none is left (RFC 1812)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RoceSwitch::m_decrementTtl),
                           MakeBooleanChecker())
@@ -169,55 +171,19 @@ RoceSwitch::MarkingProbability(uint64_t queueBytes, DataRate portRate) const
     return m_pmax * (queueBytes - kmin) / (kmax - kmin);
 }
 
-namespace
-{
-
-/// Bytes before the IPv4 header: Ethernet, and an 802.1Q tag if there is one.
-uint32_t
-L3Offset(const uint8_t* frame)
-{
-    return ((frame[12] << 8) | frame[13]) == VlanTag::TPID ? 18 : 14;
-}
-
-/// Set the 16-bit IPv4 header word at offset; a checksum the sender filled in follows
-/// incrementally (RFC 1624 eq. 3), one left at 0 stays 0.
 void
-SetIpv4Word(uint8_t* ip, uint32_t offset, uint16_t word)
+RoceSwitch::MarkCe(Ptr<Packet> frame, uint8_t& ttlDebt)
 {
-    const uint16_t old = static_cast<uint16_t>((ip[offset] << 8) | ip[offset + 1]);
-    const uint16_t checksum = static_cast<uint16_t>((ip[10] << 8) | ip[11]);
-    ip[offset] = static_cast<uint8_t>(word >> 8);
-    ip[offset + 1] = static_cast<uint8_t>(word);
-    if (checksum != 0)
-    {
-        uint32_t sum = static_cast<uint16_t>(~checksum) + static_cast<uint16_t>(~old) + word;
-        sum = (sum & 0xFFFF) + (sum >> 16);
-        sum = (sum & 0xFFFF) + (sum >> 16);
-        const uint16_t updated = static_cast<uint16_t>(~sum);
-        ip[10] = static_cast<uint8_t>(updated >> 8);
-        ip[11] = static_cast<uint8_t>(updated);
-    }
-}
-
-} // namespace
-
-void
-RoceSwitch::ReplaceHead(Ptr<Packet> frame, const uint8_t* head, uint32_t n)
-{
-    frame->RemoveAtStart(n);
-    frame->AddHeader(RawHeader(head, n));
-}
-
-void
-RoceSwitch::MarkCe(Ptr<Packet> frame)
-{
-    // Marking rewrites two bits of the IPv4 header; only marked packets pay for it.
-    uint8_t head[18 + 20];
+    // Marking rewrites two bits of the IPv4 header; only marked packets pay for it (and pay
+    // their TTL debt with it).
+    uint8_t head[FrameHead::IPV4_HEAD];
     frame->CopyData(head, sizeof(head));
-    const uint32_t l3 = L3Offset(head);
+    const uint32_t l3 = FrameHead::L3Offset(head);
     uint8_t* ip = head + l3;
-    SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | ip[1] | Ipv4Header::ECN_CE));
-    ReplaceHead(frame, head, l3 + 20);
+    FrameHead::SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | ip[1] | Ipv4Header::ECN_CE));
+    FrameHead::LowerTtl(ip, ttlDebt);
+    ttlDebt = 0;
+    FrameHead::Replace(frame, head, l3 + 20);
 }
 
 void
@@ -227,7 +193,9 @@ RoceSwitch::RewriteDscp(uint8_t* head, uint32_t l3, uint8_t dscp, uint8_t keepMa
     uint8_t* ip = head + l3;
     const uint8_t old = ip[1] >> 2;
     const uint8_t kept = static_cast<uint8_t>((dscp & ~keepMask) | (old & keepMask));
-    SetIpv4Word(ip, 0, static_cast<uint16_t>((ip[0] << 8) | (kept << 2) | (ip[1] & 0x3)));
+    FrameHead::SetIpv4Word(ip,
+                           0,
+                           static_cast<uint16_t>((ip[0] << 8) | (kept << 2) | (ip[1] & 0x3)));
     if (l3 == 18)
     {
         head[14] = static_cast<uint8_t>((pcp << 5) | (head[14] & 0x1F)); // 802.1Q PCP: top 3 bits
@@ -323,7 +291,7 @@ RoceSwitch::GetBounceRules() const
 }
 
 void
-RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
+RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority, uint8_t& ttlDebt)
 {
     RoceNetDevice* egress = PeekPointer(m_ports[port]);
     uint8_t code = 0;
@@ -336,11 +304,14 @@ RoceSwitch::StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority)
         egress->GetTxBytes() + egress->GetTxFrames() * RoceNetDevice::WIRE_OVERHEAD;
     const IntHop hop =
         IntHop::Make(FastSimulator::Now(), txBytes, egress->GetQueuedBytes(priority), code);
-    // The headers before the INT header (Ethernet, tag, IPv4, UDP) go back unchanged as raw
-    // bytes; only the INT header's hop slot and count differ.
-    uint8_t head[18 + 20 + 8];
+    // The headers before the INT header (Ethernet, tag, IPv4, UDP) go back as raw bytes with
+    // the TTL debt paid; only the INT header's hop slot and count differ.
+    uint8_t head[FrameHead::IPV4_HEAD + 8];
     frame->CopyData(head, sizeof(head));
-    const uint32_t n = L3Offset(head) + 20 + 8;
+    const uint32_t l3 = FrameHead::L3Offset(head);
+    const uint32_t n = l3 + 20 + 8;
+    FrameHead::LowerTtl(head + l3, ttlDebt);
+    ttlDebt = 0;
     frame->RemoveAtStart(n);
     IntHeader telemetry;
     frame->RemoveHeader(telemetry);
@@ -397,10 +368,10 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
     port->SetRxHandler(MakeCallback(&RoceSwitch::Receive, this));
     port->SetForwardingLatency(m_forwardingLatency);
     port->SetDequeueHandler(RoceNetDevice::DequeueHandler(
-        [this, index](Ptr<Packet> frame, uint8_t priority, uint32_t meta) {
-            Dequeued(index, frame, priority, meta);
+        [this, index](Ptr<Packet> frame, uint8_t priority, uint32_t meta, uint8_t& ttlDebt) {
+            Dequeued(index, frame, priority, meta, ttlDebt);
         }));
-    port->SetDiscardHandler(RoceNetDevice::DequeueHandler(
+    port->SetDiscardHandler(RoceNetDevice::DiscardHandler(
         [this](Ptr<Packet> frame, uint8_t /*priority*/, uint32_t meta) {
             Discarded(frame, meta);
         }));
@@ -536,7 +507,7 @@ RoceSwitch::DropReasonName(DropReason reason)
 }
 
 void
-RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
+RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame, uint8_t ttlDebt)
 {
     // Ethernet (14), an optional 802.1Q tag (4), IPv4 without options (20), the ports (4), and
     // after the UDP header (8) the shim of an INT header (4).
@@ -546,7 +517,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint8_t priority = got >= 34 ? inPort->Classify(b, l3) : 0;
     if (got < l3 + 20 || b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00)
     {
-        Drop(frame, inPort->GetIfIndex(), NOT_IPV4, inPort->IsPfcEnabled(priority));
+        Drop(frame, inPort->GetIfIndex(), NOT_IPV4, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     }
     FiveTuple t;
@@ -562,13 +533,13 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const uint32_t host = t.dst - m_firstHost;
     if (host >= m_groupOfHost.size())
     {
-        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority));
+        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     }
     const std::vector<uint16_t>& hops = m_groups[m_groupOfHost[host]];
     if (hops.empty())
     {
-        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority));
+        Drop(frame, inPort->GetIfIndex(), NO_ROUTE, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     }
     // Header rewrites edit the copied head bytes, which go back into the frame once.
@@ -576,15 +547,14 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     if (m_decrementTtl)
     {
         // A router forwards only with a TTL left after its decrement (RFC 1812 5.3.1): a
-        // routing loop ends here, counted, instead of circling forever.
-        if (ip[8] <= 1)
+        // routing loop ends here, counted, instead of circling forever. The decrement is
+        // owed beside the frame (FrameHead), not written at every hop.
+        if (ip[8] - ttlDebt <= 1)
         {
-            Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED, inPort->IsPfcEnabled(priority));
+            Drop(frame, inPort->GetIfIndex(), TTL_EXPIRED, inPort->IsPfcEnabled(priority), ttlDebt);
             return;
         }
-        // The TTL is the high byte of word 8.
-        SetIpv4Word(b + l3, 8, static_cast<uint16_t>(((ip[8] - 1) << 8) | ip[9]));
-        edited = true;
+        ++ttlDebt;
     }
     const uint32_t out =
         hops.size() == 1 ? hops[0] : hops[PickNextHop(EcmpHash(m_seed, t), hops.size())];
@@ -597,7 +567,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
         const int16_t rule = m_bounceDscp[priority];
         if (rule == BOUNCE_DROP)
         {
-            Drop(frame, in, BOUNCE_LIMIT, inPort->IsPfcEnabled(priority));
+            Drop(frame, in, BOUNCE_LIMIT, inPort->IsPfcEnabled(priority), ttlDebt);
             return;
         }
         egressPriority = egress->PriorityOfDscp(static_cast<uint8_t>(rule));
@@ -607,7 +577,9 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     }
     if (edited)
     {
-        ReplaceHead(frame, b, l3 + 20);
+        FrameHead::LowerTtl(b + l3, ttlDebt); // paid with the rewrite
+        ttlDebt = 0;
+        FrameHead::Replace(frame, b, l3 + 20);
     }
     const uint32_t size = frame->GetSize();
     SwitchMmu::Bucket bucket;
@@ -617,13 +589,13 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     case SwitchMmu::ADMIT:
         break;
     case SwitchMmu::DROP_HEADROOM_OVERFLOW:
-        Drop(frame, in, HEADROOM_OVERFLOW, inPort->IsPfcEnabled(priority));
+        Drop(frame, in, HEADROOM_OVERFLOW, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     case SwitchMmu::DROP_LOSSY_THRESHOLD:
-        Drop(frame, in, LOSSY_THRESHOLD, inPort->IsPfcEnabled(priority));
+        Drop(frame, in, LOSSY_THRESHOLD, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     case SwitchMmu::DROP_BUFFER_FULL:
-        Drop(frame, in, BUFFER_FULL, inPort->IsPfcEnabled(priority));
+        Drop(frame, in, BUFFER_FULL, inPort->IsPfcEnabled(priority), ttlDebt);
         return;
     }
     m_bufferTrace(m_mmu->GetTotalUsed());
@@ -634,7 +606,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     const bool ect = (m_ecnPriorities & (1u << egressPriority)) && (ecn == 1 || ecn == 2);
     if (ect && !m_markAtDequeue)
     {
-        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate());
+        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate(), ttlDebt);
     }
     // HPCC: a RoCEv2 packet (UDP to 4791, IBTA Annex A17.4.2.1) announcing INT by its DSCP,
     // with an INT header of type stamp (checked from its shim: type, length, slots).
@@ -650,7 +622,8 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame)
     egress->Enqueue(frame,
                     egressPriority,
                     (in << 16) | (uint32_t(priority) << 8) | (ect && m_markAtDequeue) |
-                        (stamp ? 2u : 0u));
+                        (stamp ? 2u : 0u),
+                    ttlDebt);
     UpdatePause(in, priority);
 }
 
@@ -698,18 +671,22 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t priority)
 }
 
 void
-RoceSwitch::MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate)
+RoceSwitch::MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate, uint8_t& ttlDebt)
 {
     const double p = MarkingProbability(queueBytes, portRate);
     if (p > 0 && m_uniform->GetValue() < p)
     {
-        MarkCe(frame);
+        MarkCe(frame, ttlDebt);
         ++m_ecnMarks;
     }
 }
 
 void
-RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, uint32_t meta)
+RoceSwitch::Dequeued(uint32_t port,
+                     Ptr<Packet> frame,
+                     uint8_t egressPriority,
+                     uint32_t meta,
+                     uint8_t& ttlDebt)
 {
     const uint32_t in = meta >> 16;
     const uint8_t priority = (meta >> 8) & 0xFF; // the ingress priority (Tagger may differ)
@@ -717,11 +694,11 @@ RoceSwitch::Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, u
     {
         // The queue the packet leaves behind, as HPCC's SwitchNotifyDequeue sees it.
         RoceNetDevice* egress = PeekPointer(m_ports[port]);
-        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate());
+        MaybeMarkCe(frame, egress->GetQueuedBytes(egressPriority), egress->GetDataRate(), ttlDebt);
     }
     if (meta & 2)
     {
-        StampInt(port, frame, egressPriority);
+        StampInt(port, frame, egressPriority, ttlDebt);
     }
     m_mmu->Release(in, priority, frame->GetSize());
     m_bufferTrace(m_mmu->GetTotalUsed());
@@ -746,8 +723,13 @@ RoceSwitch::Discarded(Ptr<Packet> frame, uint32_t meta)
 }
 
 void
-RoceSwitch::Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason, bool lossless)
+RoceSwitch::Drop(Ptr<Packet> frame,
+                 uint32_t inPort,
+                 DropReason reason,
+                 bool lossless,
+                 uint8_t ttlDebt)
 {
+    FrameHead::PayTtlDebt(frame, ttlDebt); // a dropped frame is traced
     ++m_drops[reason];
     const uint32_t size = frame->GetSize();
     m_dropBytes[reason] += size;

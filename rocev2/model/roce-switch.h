@@ -176,24 +176,34 @@ class RoceSwitch : public Object
     void DoDispose() override;
 
   private:
-    void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame);
-    /// A frame left egress class egressPriority of a port; meta is Receive's word.
-    void Dequeued(uint32_t port, Ptr<Packet> frame, uint8_t egressPriority, uint32_t meta);
+    /// A frame arrived on a port, owing ttlDebt TTL decrements (FrameHead).
+    void Receive(Ptr<RoceNetDevice> inPort, Ptr<Packet> frame, uint8_t ttlDebt);
+    /// A frame left egress class egressPriority of a port; meta is Receive's word; a rewrite
+    /// of the IPv4 header pays the frame's TTL debt.
+    void Dequeued(uint32_t port,
+                  Ptr<Packet> frame,
+                  uint8_t egressPriority,
+                  uint32_t meta,
+                  uint8_t& ttlDebt);
     /// A queued frame was discarded instead of sent (PFC watchdog): release its buffer.
     void Discarded(Ptr<Packet> frame, uint32_t meta);
     /// RED decision on a packet joining or leaving an egress queue of queueBytes.
-    void MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate);
+    void MaybeMarkCe(Ptr<Packet> frame, uint64_t queueBytes, DataRate portRate, uint8_t& ttlDebt);
     /// \param lossless whether the frame's ingress priority has PFC on its ingress port
-    void Drop(Ptr<Packet> frame, uint32_t inPort, DropReason reason, bool lossless);
+    /// \param ttlDebt the TTL decrements the frame owes, paid before the drop is traced
+    void Drop(Ptr<Packet> frame,
+              uint32_t inPort,
+              DropReason reason,
+              bool lossless,
+              uint8_t ttlDebt);
     void UpdatePause(uint32_t port, uint8_t priority);
-    static void MarkCe(Ptr<Packet> frame);
-    /// Put the edited head bytes (the first n) back in place of the frame's first n bytes.
-    static void ReplaceHead(Ptr<Packet> frame, const uint8_t* head, uint32_t n);
+    /// Set CE in the frame's IPv4 header (paying its TTL debt in the same rewrite).
+    static void MarkCe(Ptr<Packet> frame, uint8_t& ttlDebt);
     /// Parse and set the BounceRules attribute ("priority:dscp" or "priority:drop", ...).
     void SetBounceRules(std::string rules);
     std::string GetBounceRules() const;
     /// Append this port's hop record to the frame's INT header (type stamp).
-    void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority);
+    void StampInt(uint32_t port, Ptr<Packet> frame, uint8_t priority, uint8_t& ttlDebt);
     void RefreshPause(uint32_t port, uint8_t priority);
 
     std::vector<Ptr<RoceNetDevice>> m_ports;

@@ -52,14 +52,14 @@ class LeakyNicDevice : public RoceNicDevice
     }
 
   protected:
-    void Deliver(const Ptr<Packet>& frame) override
+    void Deliver(const Ptr<Packet>& frame, uint8_t ttlDebt) override
     {
         if (++m_seen == m_leakAt)
         {
             m_leakedBytes = frame->GetSize();
             return;
         }
-        RoceNicDevice::Deliver(frame);
+        RoceNicDevice::Deliver(frame, ttlDebt);
     }
 
   private:

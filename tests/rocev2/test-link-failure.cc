@@ -41,8 +41,10 @@ class LinkFailureTest : public ::testing::Test
         m_b = t.b;
         m_ch = t.channel;
         m_a->SetAttribute("PauseResponseTime", TimeValue(Seconds(0)));
-        m_b->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
-            [this](Ptr<RoceNetDevice>, Ptr<Packet>) { m_rx.push_back(Simulator::Now()); }));
+        m_b->SetRxHandler(
+            RoceNetDevice::RxHandler([this](Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t) {
+                m_rx.push_back(Simulator::Now());
+            }));
         m_a->TraceConnectWithoutContext(
             "LinkDownDrop",
             Callback<void, Ptr<const Packet>>([this](Ptr<const Packet>) { ++m_lostTraced; }));

@@ -42,7 +42,7 @@ TEST(PfcWatchdogUnit, FlushEmptiesOneClassAndKeepsTheOthers)
     }
     std::vector<std::pair<uint32_t, uint32_t>> flushed;
     EXPECT_EQ(q->Flush(3,
-                       [&flushed](Ptr<Packet> p, uint32_t meta) {
+                       [&flushed](Ptr<Packet> p, uint32_t meta, uint8_t) {
                            flushed.emplace_back(p->GetSize(), meta);
                        }),
               3u);
@@ -76,12 +76,12 @@ class WatchdogHooksTest : public ::testing::Test
         const rocev2test::TwoPorts t = rocev2test::ConnectTwoPorts(MicroSeconds(1));
         m_a = t.a;
         m_b = t.b;
-        m_a->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
-            [this](Ptr<RoceNetDevice>, Ptr<Packet>) { ++m_aRx; }));
-        m_b->SetRxHandler(Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>>(
-            [this](Ptr<RoceNetDevice>, Ptr<Packet>) { ++m_bRx; }));
+        m_a->SetRxHandler(RoceNetDevice::RxHandler(
+            [this](Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t) { ++m_aRx; }));
+        m_b->SetRxHandler(RoceNetDevice::RxHandler(
+            [this](Ptr<RoceNetDevice>, Ptr<Packet>, uint8_t) { ++m_bRx; }));
         m_a->SetDiscardHandler(
-            RoceNetDevice::DequeueHandler([this](Ptr<Packet> p, uint8_t prio, uint32_t meta) {
+            RoceNetDevice::DiscardHandler([this](Ptr<Packet> p, uint8_t prio, uint32_t meta) {
                 m_discarded.push_back({p->GetSize(), prio, meta});
             }));
         m_a->TraceConnectWithoutContext(
