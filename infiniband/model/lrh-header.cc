@@ -38,20 +38,6 @@ LrhHeader::Print(std::ostream& os) const
        << " slid=" << m_slid << " words=" << m_words;
 }
 
-uint32_t
-LrhHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-LrhHeader::Serialize(Buffer::Iterator i) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    i.Write(b, SIZE);
-}
-
 void
 LrhHeader::Write(uint8_t* to) const
 {
@@ -62,17 +48,15 @@ LrhHeader::Write(uint8_t* to) const
     WriteBe16(to + 6, m_slid);
 }
 
-uint32_t
-LrhHeader::Deserialize(Buffer::Iterator i)
+void
+LrhHeader::Read(const uint8_t* from)
 {
-    m_vl = i.ReadU8() >> 4;
-    const uint8_t b1 = i.ReadU8();
-    m_sl = b1 >> 4;
-    m_lnh = static_cast<NextHeader>(b1 & 0x3);
-    m_dlid = i.ReadNtohU16();
-    m_words = i.ReadNtohU16() & 0x7FF;
-    m_slid = i.ReadNtohU16();
-    return SIZE;
+    m_vl = from[0] >> 4;
+    m_sl = from[1] >> 4;
+    m_lnh = static_cast<NextHeader>(from[1] & 0x3);
+    m_dlid = ReadBe16(from + 2);
+    m_words = ReadBe16(from + 4) & 0x7FF;
+    m_slid = ReadBe16(from + 6);
 }
 
 void

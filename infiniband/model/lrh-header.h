@@ -4,7 +4,7 @@
 #ifndef LRH_HEADER_H
 #define LRH_HEADER_H
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 
 namespace ns3
 {
@@ -23,7 +23,7 @@ namespace ns3
    bytes 6-7 : SLID
    \endverbatim
  */
-class LrhHeader : public Header
+class LrhHeader : public ByteHeader<LrhHeader>
 {
   public:
     static constexpr uint32_t SIZE = 8;
@@ -41,11 +41,10 @@ class LrhHeader : public Header
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
+    /// Read the header from SIZE bytes at `from`, as they come off the wire.
+    void Read(const uint8_t* from);
 
     void SetVl(uint8_t vl);
     uint8_t GetVl() const;

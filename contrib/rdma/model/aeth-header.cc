@@ -76,29 +76,6 @@ AethHeader::Print(std::ostream& os) const
     os.flags(flags);
 }
 
-uint32_t
-AethHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-AethHeader::Serialize(Buffer::Iterator start) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    start.Write(b, SIZE);
-}
-
-uint32_t
-AethHeader::Deserialize(Buffer::Iterator start)
-{
-    uint8_t b[SIZE];
-    start.Read(b, SIZE);
-    Read(b);
-    return SIZE;
-}
-
 void
 AethHeader::Write(uint8_t* to) const
 {

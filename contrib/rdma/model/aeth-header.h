@@ -5,7 +5,7 @@
 #ifndef AETH_HEADER_H
 #define AETH_HEADER_H
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 
 #include <cstdint>
 
@@ -40,7 +40,7 @@ namespace ns3
  * Present after the BTH in Acknowledge, ATOMIC Acknowledge and RDMA READ Response
  * First/Last/Only packets (see BthHeader::HasAeth).
  */
-class AethHeader : public Header
+class AethHeader : public ByteHeader<AethHeader>
 {
   public:
     /// Size of the AETH on the wire, in bytes (IBTA Vol. 1, 9.3.5).
@@ -84,13 +84,10 @@ class AethHeader : public Header
 
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
 
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
-    /// Read the header from SIZE bytes at `from`, as Deserialize does.
+    /// Read the header from SIZE bytes at `from`, as they come off the wire.
     void Read(const uint8_t* from);
 
     /**

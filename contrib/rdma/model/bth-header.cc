@@ -79,29 +79,6 @@ BthHeader::Print(std::ostream& os) const
     os.flags(flags);
 }
 
-uint32_t
-BthHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-BthHeader::Serialize(Buffer::Iterator start) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    start.Write(b, SIZE);
-}
-
-uint32_t
-BthHeader::Deserialize(Buffer::Iterator start)
-{
-    uint8_t b[SIZE];
-    start.Read(b, SIZE);
-    Read(b);
-    return SIZE;
-}
-
 void
 BthHeader::Write(uint8_t* to) const
 {

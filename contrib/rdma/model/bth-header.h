@@ -7,7 +7,7 @@
 
 #include "ib-opcode.h"
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 
 #include <cstdint>
 
@@ -36,7 +36,7 @@ namespace ns3
  * BTH_BECN_MASK 0x40000000 over bytes 4-7) and Wireshark's packet-infiniband.c.
  * Reserved bits are written as zero and ignored on receipt.
  */
-class BthHeader : public Header
+class BthHeader : public ByteHeader<BthHeader>
 {
   public:
     /// Size of the BTH on the wire, in bytes (IBTA Vol. 1, 9.2).
@@ -57,13 +57,10 @@ class BthHeader : public Header
 
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
 
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
-    /// Read the header from SIZE bytes at `from`, as Deserialize does.
+    /// Read the header from SIZE bytes at `from`, as they come off the wire.
     void Read(const uint8_t* from);
 
     /**

@@ -49,29 +49,6 @@ ImmDtHeader::Print(std::ostream& os) const
     os.flags(flags);
 }
 
-uint32_t
-ImmDtHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-ImmDtHeader::Serialize(Buffer::Iterator start) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    start.Write(b, SIZE);
-}
-
-uint32_t
-ImmDtHeader::Deserialize(Buffer::Iterator start)
-{
-    uint8_t b[SIZE];
-    start.Read(b, SIZE);
-    Read(b);
-    return SIZE;
-}
-
 void
 ImmDtHeader::Write(uint8_t* to) const
 {

@@ -5,7 +5,7 @@
 #ifndef IMMDT_HEADER_H
 #define IMMDT_HEADER_H
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 
 #include <cstdint>
 
@@ -24,7 +24,7 @@ namespace ns3
  * The spec treats the 4 bytes as opaque; this class stores them as a uint32_t and writes it
  * in network byte order, so GetImmediateData() returns the value given to SetImmediateData().
  */
-class ImmDtHeader : public Header
+class ImmDtHeader : public ByteHeader<ImmDtHeader>
 {
   public:
     /// Size of the ImmDt on the wire, in bytes (IBTA Vol. 1, 9.3.7).
@@ -40,13 +40,10 @@ class ImmDtHeader : public Header
 
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
 
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
-    /// Read the header from SIZE bytes at `from`, as Deserialize does.
+    /// Read the header from SIZE bytes at `from`, as they come off the wire.
     void Read(const uint8_t* from);
 
     /**

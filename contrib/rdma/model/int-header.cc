@@ -159,20 +159,6 @@ IntHeader::Print(std::ostream& os) const
     }
 }
 
-uint32_t
-IntHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-IntHeader::Serialize(Buffer::Iterator start) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    start.Write(b, SIZE);
-}
-
 void
 IntHeader::Write(uint8_t* to) const
 {
@@ -184,15 +170,6 @@ IntHeader::Write(uint8_t* to) const
     {
         WriteBe64(to + SHIM_SIZE + h * HOP_SIZE, h < m_nHops ? m_hops[h].ToWord() : 0);
     }
-}
-
-uint32_t
-IntHeader::Deserialize(Buffer::Iterator start)
-{
-    uint8_t b[SIZE];
-    start.Read(b, SIZE);
-    Read(b);
-    return SIZE;
 }
 
 void

@@ -4,7 +4,7 @@
 #ifndef INT_HEADER_H
 #define INT_HEADER_H
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 #include "ns3/nstime.h"
 
 #include <array>
@@ -112,7 +112,7 @@ struct IntHop
  * order) has no type or length; this layout adds them so that a receiver can check what it
  * parses and switches can tell data from echoes.
  */
-class IntHeader : public Header
+class IntHeader : public ByteHeader<IntHeader>
 {
   public:
     /// What the header is for.
@@ -140,12 +140,9 @@ class IntHeader : public Header
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
-    /// Read the header from SIZE bytes at `from`, as Deserialize does (INVALID if malformed).
+    /// Read the header from SIZE bytes at `from`, as they come off the wire (INVALID if malformed).
     void Read(const uint8_t* from);
 
     Type GetType() const;

@@ -52,29 +52,6 @@ RethHeader::Print(std::ostream& os) const
     os.flags(flags);
 }
 
-uint32_t
-RethHeader::GetSerializedSize() const
-{
-    return SIZE;
-}
-
-void
-RethHeader::Serialize(Buffer::Iterator start) const
-{
-    uint8_t b[SIZE];
-    Write(b);
-    start.Write(b, SIZE);
-}
-
-uint32_t
-RethHeader::Deserialize(Buffer::Iterator start)
-{
-    uint8_t b[SIZE];
-    start.Read(b, SIZE);
-    Read(b);
-    return SIZE;
-}
-
 void
 RethHeader::Write(uint8_t* to) const
 {

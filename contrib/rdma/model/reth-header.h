@@ -5,7 +5,7 @@
 #ifndef RETH_HEADER_H
 #define RETH_HEADER_H
 
-#include "ns3/header.h"
+#include "ns3/byte-header.h"
 
 #include <cstdint>
 
@@ -29,7 +29,7 @@ namespace ns3
  * packets (see BthHeader::HasReth). Same layout as Linux struct ib_reth / rxe_reth and
  * Wireshark's parse_RETH.
  */
-class RethHeader : public Header
+class RethHeader : public ByteHeader<RethHeader>
 {
   public:
     /// Size of the RETH on the wire, in bytes (IBTA Vol. 1, 9.3.3).
@@ -45,13 +45,10 @@ class RethHeader : public Header
 
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(Buffer::Iterator start) const override;
-    uint32_t Deserialize(Buffer::Iterator start) override;
 
-    /// Write the header's bytes (SIZE of them) at `to`, as Serialize puts them on the wire.
+    /// Write the header's bytes (SIZE of them) at `to`, as they go on the wire.
     void Write(uint8_t* to) const;
-    /// Read the header from SIZE bytes at `from`, as Deserialize does.
+    /// Read the header from SIZE bytes at `from`, as they come off the wire.
     void Read(const uint8_t* from);
 
     /**
