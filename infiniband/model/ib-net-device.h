@@ -77,6 +77,10 @@ class IbNetDevice : public NetDevice
     void SetDataRate(DataRate rate);
     DataRate GetDataRate() const;
     void SetRxHandler(RxHandler handler);
+    /// A handler of another signature must not compile (ns-3 would convert it and fail at run
+    /// time).
+    template <typename... Args>
+    void SetRxHandler(Callback<void, Args...>) = delete;
     void SetSentHandler(SentHandler handler);
 
     /// Queue a packet (LRH first) on a VL's output; meta comes back through the SentHandler.

@@ -74,6 +74,14 @@ class RoceNetDevice : public NetDevice
     DataRate GetDataRate() const;
     void SetRxHandler(RxHandler handler);
     void SetDequeueHandler(DequeueHandler handler);
+    /// ns-3 converts any Callback to any other through CallbackBase and fails only at run time
+    /// (a wrong downcast); a handler of another signature must not compile.
+    template <typename... Args>
+    void SetRxHandler(Callback<void, Args...>) = delete;
+    template <typename... Args>
+    void SetDequeueHandler(Callback<void, Args...>) = delete;
+    template <typename... Args>
+    void SetDiscardHandler(Callback<void, Args...>) = delete;
     Ptr<RoceEgressQueue> GetQueue() const;
     /// Bytes queued in one class (GetQueue()->GetBytes without a reference, on the data path).
     uint64_t GetQueuedBytes(uint8_t priority) const;

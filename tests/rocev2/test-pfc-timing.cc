@@ -145,7 +145,7 @@ class PfcTimingTest : public ::testing::Test
         }
     }
 
-    void OnRx(Ptr<RoceNetDevice> /*port*/, Ptr<Packet> p)
+    void OnRx(Ptr<RoceNetDevice> /*port*/, Ptr<Packet> p, uint8_t /*ttlDebt*/)
     {
         m_rx.push_back({NowNs(), p->GetSize(), DscpOf(p)});
     }
