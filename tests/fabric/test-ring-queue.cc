@@ -49,6 +49,9 @@ TEST(FabricRingQueue, MatchesDequeUnderRandomPushAndPop)
             ref.pop_front();
         }
         ASSERT_EQ(q.size(), ref.size());
+        // Never more than four times the slots it holds (beyond the first four).
+        ASSERT_TRUE(q.capacity() <= 4 || q.size() >= q.capacity() / 4)
+            << q.size() << " in " << q.capacity();
         if (!ref.empty())
         {
             ASSERT_EQ(q.back(), ref.back());
@@ -56,6 +59,42 @@ TEST(FabricRingQueue, MatchesDequeUnderRandomPushAndPop)
     }
     std::vector<int> seen(q.begin(), q.end());
     EXPECT_EQ(seen, std::vector<int>(ref.begin(), ref.end()));
+}
+
+TEST(FabricRingQueue, GivesBackABurstsMemoryAsItDrains)
+{
+    RingQueue<int> q;
+    for (int i = 0; i < 1000; ++i)
+    {
+        q.push_back(i);
+    }
+    EXPECT_EQ(q.capacity(), 1024u);
+    for (int i = 0; i < 999; ++i)
+    {
+        ASSERT_EQ(q.front(), i);
+        q.pop_front();
+    }
+    EXPECT_EQ(q.front(), 999);
+    EXPECT_EQ(q.capacity(), 4u);
+    // Hovering around a power of two does not reallocate on every operation.
+    for (int i = 0; i < 5; ++i)
+    {
+        q.push_back(i);
+    }
+    const std::size_t hovering = q.capacity();
+    for (int i = 0; i < 100; ++i)
+    {
+        q.push_back(i);
+        q.pop_front();
+        q.pop_front();
+        q.push_back(i);
+        ASSERT_EQ(q.capacity(), hovering);
+    }
+    q.clear();
+    EXPECT_TRUE(q.empty());
+    EXPECT_EQ(q.capacity(), 0u);
+    q.push_back(1);
+    EXPECT_EQ(q.front(), 1);
 }
 
 TEST(FabricRingQueue, KeepsOrderWhenGrowingAfterWrapAround)

@@ -25,7 +25,11 @@ namespace ns3
  * are a masked index instead of deque's block bookkeeping.
  *
  * T must be default-constructible and movable; a popped slot is reset to T(), so a queue of
- * Ptr<Packet> holds no reference to a frame it has handed out.
+ * Ptr<Packet> holds no reference to a frame it has handed out. The buffer halves when a pop
+ * leaves it less than a quarter full, and clear() frees it: a queue that once held a burst (an
+ * incast, a PFC pause) does not keep the burst's memory for the rest of a long run (issue 10's
+ * soak). Halving at a quarter leaves it half full, so a queue hovering at one size does not
+ * reallocate on every push and pop.
  */
 template <typename T>
 class RingQueue
@@ -156,16 +160,16 @@ class RingQueue
         m_data[m_head] = T();
         m_head = static_cast<uint32_t>((m_head + 1) & m_mask);
         --m_size;
+        if (m_mask >= FIRST_CAPACITY && m_size < (m_mask + 1) / 4)
+        {
+            Reallocate((m_mask + 1) / 2);
+        }
     }
 
-    /// Remove every element; the buffer is kept for reuse.
+    /// Remove every element and free the buffer.
     void clear()
     {
-        while (!empty())
-        {
-            pop_front();
-        }
-        m_head = 0;
+        RingQueue().swap(*this);
     }
 
     void swap(RingQueue& o) noexcept
@@ -192,7 +196,12 @@ class RingQueue
 
     void Grow()
     {
-        const std::size_t n = m_data ? 2 * capacity() : FIRST_CAPACITY;
+        Reallocate(m_data ? 2 * capacity() : FIRST_CAPACITY);
+    }
+
+    /// Move the elements to the front of a new buffer of n slots (n >= size(), a power of two).
+    void Reallocate(std::size_t n)
+    {
         std::unique_ptr<T[]> data(new T[n]);
         for (std::size_t i = 0; i < m_size; ++i)
         {
