@@ -90,18 +90,18 @@ BucketScheduler::Resize()
 }
 
 uint32_t
-BucketScheduler::NewNode(const Event& ev)
+BucketScheduler::NewNode(const Event& ev, uint64_t tie)
 {
     uint32_t n = m_free;
     if (n == NIL)
     {
         n = static_cast<uint32_t>(m_nodes.size());
         NS_ABORT_MSG_IF(n == NIL, "BucketScheduler: more than 2^32 - 1 events in the ring");
-        m_nodes.push_back(Node{ev, NIL});
+        m_nodes.push_back(Node{ev, tie, NIL});
         return n;
     }
     m_free = m_nodes[n].next;
-    m_nodes[n] = Node{ev, NIL};
+    m_nodes[n] = Node{ev, tie, NIL};
     return n;
 }
 
@@ -115,20 +115,27 @@ BucketScheduler::FreeNode(uint32_t n)
 void
 BucketScheduler::Insert(const Event& ev)
 {
+    Insert(ev, ev.key.m_uid);
+}
+
+void
+BucketScheduler::Insert(const Event& ev, uint64_t tie)
+{
     const uint64_t abs = ev.key.m_ts >> m_log2Width;
     // Nothing is scheduled in the past, so an event is never before the current bucket; the
     // check keeps the ring's order even if one were.
     if (abs < m_current || abs > m_current + m_mask)
     {
-        m_overflow->Insert(ev);
-        if (m_overflowCount++ == 0 || Less(ev, m_overflowMin))
+        m_overflow->Insert(ev, tie);
+        const Node node{ev, tie, NIL};
+        if (m_overflowCount++ == 0 || Less(node, m_overflowMin))
         {
-            m_overflowMin = ev;
+            m_overflowMin = node;
         }
         return;
     }
     const uint64_t index = abs & m_mask;
-    const uint32_t n = NewNode(ev);
+    const uint32_t n = NewNode(ev, tie);
     Bucket& b = m_buckets[index];
     ++m_inBuckets;
     if (b.first == NIL)
@@ -137,7 +144,7 @@ BucketScheduler::Insert(const Event& ev)
         m_nonEmpty[index >> 6] |= uint64_t(1) << (index & 63);
         return;
     }
-    if (!Less(ev, m_nodes[b.last].ev))
+    if (!Less(m_nodes[n], m_nodes[b.last]))
     {
         m_nodes[b.last].next = n; // the usual case: after the last
         b.last = n;
@@ -145,7 +152,7 @@ BucketScheduler::Insert(const Event& ev)
     }
     uint32_t prev = NIL;
     uint32_t cur = b.first;
-    while (cur != NIL && !Less(ev, m_nodes[cur].ev))
+    while (cur != NIL && !Less(m_nodes[n], m_nodes[cur]))
     {
         prev = cur;
         cur = m_nodes[cur].next;
@@ -193,7 +200,7 @@ BucketScheduler::NextIsInBucket(int64_t b) const
     {
         return false;
     }
-    return m_overflowCount == 0 || Less(m_nodes[m_buckets[b].first].ev, m_overflowMin);
+    return m_overflowCount == 0 || Less(m_nodes[m_buckets[b].first], m_overflowMin);
 }
 
 Scheduler::Event
@@ -201,7 +208,7 @@ BucketScheduler::PeekNext() const
 {
     NS_ASSERT(!IsEmpty());
     const int64_t b = FirstBucket();
-    return NextIsInBucket(b) ? m_nodes[m_buckets[b].first].ev : m_overflowMin;
+    return NextIsInBucket(b) ? m_nodes[m_buckets[b].first].ev : m_overflowMin.ev;
 }
 
 void
@@ -227,7 +234,7 @@ BucketScheduler::UpdateOverflowMin()
 {
     if (m_overflowCount > 0)
     {
-        m_overflowMin = m_overflow->PeekNext();
+        m_overflowMin = Node{m_overflow->PeekNext(), m_overflow->PeekNextTie(), NIL};
     }
 }
 

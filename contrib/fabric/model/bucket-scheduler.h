@@ -35,6 +35,9 @@ class QuadHeapScheduler;
  *
  * Unlike ns-3's CalendarScheduler it does not degrade when many events share one time (every
  * host starting at t = 0): those append to one bucket and leave from its front.
+ *
+ * Insert(ev, tie) orders events of one time by another 64-bit word than the uid
+ * (FabricSimulatorImpl's TieBreak); Remove still finds an event by time and uid.
  */
 class BucketScheduler : public Scheduler
 {
@@ -45,6 +48,8 @@ class BucketScheduler : public Scheduler
     ~BucketScheduler() override;
 
     void Insert(const Event& ev) override;
+    /// Insert, ordered among the events of its time by `tie` instead of its uid.
+    void Insert(const Event& ev, uint64_t tie);
     bool IsEmpty() const override;
     Event PeekNext() const override;
     Event RemoveNext() override;
@@ -53,23 +58,25 @@ class BucketScheduler : public Scheduler
   private:
     static constexpr uint32_t NIL = 0xFFFFFFFF;
 
-    /// One pending event, linked to the next of its bucket (a pool index).
+    /// One pending event, its tie (the uid unless Insert was given one), linked to the next of
+    /// its bucket (a pool index).
     struct Node
     {
         Event ev;
+        uint64_t tie;
         uint32_t next;
     };
 
-    /// A bucket: a list of nodes sorted by (time, uid), from first to last.
+    /// A bucket: a list of nodes sorted by (time, tie), from first to last.
     struct Bucket
     {
         uint32_t first{NIL};
         uint32_t last{NIL};
     };
 
-    static bool Less(const Event& a, const Event& b)
+    static bool Less(const Node& a, const Node& b)
     {
-        return a.key.m_ts < b.key.m_ts || (a.key.m_ts == b.key.m_ts && a.key.m_uid < b.key.m_uid);
+        return a.ev.key.m_ts < b.ev.key.m_ts || (a.ev.key.m_ts == b.ev.key.m_ts && a.tie < b.tie);
     }
 
     void SetLog2Width(uint32_t log2);
@@ -79,7 +86,7 @@ class BucketScheduler : public Scheduler
     /// The ring's size or width changed: only allowed while the list is empty.
     void Resize();
 
-    uint32_t NewNode(const Event& ev);
+    uint32_t NewNode(const Event& ev, uint64_t tie);
     void FreeNode(uint32_t n);
     /// The index of the first non-empty bucket from the current one, in time order; -1: none.
     int64_t FirstBucket() const;
@@ -100,7 +107,7 @@ class BucketScheduler : public Scheduler
     uint64_t m_inBuckets{0};
     Ptr<QuadHeapScheduler> m_overflow;
     uint64_t m_overflowCount{0};
-    Event m_overflowMin; //!< valid while m_overflowCount > 0
+    Node m_overflowMin; //!< its event and tie, valid while m_overflowCount > 0
 };
 
 } // namespace ns3

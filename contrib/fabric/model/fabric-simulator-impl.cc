@@ -3,7 +3,9 @@
  */
 #include "fabric-simulator-impl.h"
 
+#include "ns3/abort.h"
 #include "ns3/assert.h"
+#include "ns3/enum.h"
 #include "ns3/event-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -19,10 +21,19 @@ FabricSimulatorImpl* FabricSimulatorImpl::s_running = nullptr;
 TypeId
 FabricSimulatorImpl::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FabricSimulatorImpl")
-                            .SetParent<SimulatorImpl>()
-                            .SetGroupName("Fabric")
-                            .AddConstructor<FabricSimulatorImpl>();
+    static TypeId tid =
+        TypeId("ns3::FabricSimulatorImpl")
+            .SetParent<SimulatorImpl>()
+            .SetGroupName("Fabric")
+            .AddConstructor<FabricSimulatorImpl>()
+            .AddAttribute("TieBreak",
+                          "Order of events due at the same time: Insertion (as scheduled, "
+                          "ns-3's) or Source (by scheduling node and its own count: the same "
+                          "however the nodes are split across processes)",
+                          EnumValue(INSERTION),
+                          MakeEnumAccessor(&FabricSimulatorImpl::SetTieBreak,
+                                           &FabricSimulatorImpl::GetTieBreak),
+                          MakeEnumChecker(INSERTION, "Insertion", SOURCE, "Source"));
     return tid;
 }
 
@@ -95,6 +106,103 @@ FabricSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
     m_buckets = buckets;
 }
 
+void
+FabricSimulatorImpl::SetTieBreak(TieBreak tieBreak)
+{
+    NS_ABORT_MSG_IF(m_unscheduledEvents != 0,
+                    "FabricSimulatorImpl::TieBreak cannot change with events scheduled");
+    m_tieBreak = tieBreak;
+}
+
+FabricSimulatorImpl::TieBreak
+FabricSimulatorImpl::GetTieBreak() const
+{
+    return m_tieBreak;
+}
+
+namespace
+{
+
+/// The count at index i, the vector grown to hold it.
+uint64_t&
+CountAt(std::vector<uint64_t>& counts, uint32_t i)
+{
+    if (i >= counts.size())
+    {
+        counts.resize(i + 1, 0);
+    }
+    return counts[i];
+}
+
+} // namespace
+
+uint64_t
+FabricSimulatorImpl::TakeTie(uint32_t target)
+{
+    NS_ABORT_MSG_UNLESS(m_tieBreak == SOURCE, "FabricSimulatorImpl::TakeTie needs TieBreak=Source");
+    // 24 bits of scheduling context (all ones: main() or a global event), 40 of its count.
+    constexpr uint32_t GLOBAL = (1u << 24) - 1;
+    constexpr uint64_t COUNT_MASK = (uint64_t(1) << 40) - 1;
+    const uint32_t source = m_currentContext;
+    uint64_t count;
+    uint64_t by;
+    if (source == Simulator::NO_CONTEXT)
+    {
+        // Each process schedules only its own nodes' starts: count them per target.
+        NS_ABORT_MSG_IF(target != Simulator::NO_CONTEXT && target >= GLOBAL,
+                        "TieBreak=Source: context " << target << " is beyond 2^24 - 2 nodes");
+        count = target == Simulator::NO_CONTEXT ? m_globalScheduled++
+                                                : CountAt(m_scheduledFor, target)++;
+        by = GLOBAL;
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(source >= GLOBAL,
+                        "TieBreak=Source: context " << source << " is beyond 2^24 - 2 nodes");
+        count = CountAt(m_scheduledBy, source)++;
+        by = source;
+    }
+    NS_ABORT_MSG_IF(count > COUNT_MASK, "TieBreak=Source: a context scheduled 2^40 events");
+    return (by << 40) | count;
+}
+
+void
+FabricSimulatorImpl::InsertBySource(const Scheduler::Event& ev)
+{
+    NS_ABORT_MSG_UNLESS(m_buckets,
+                        "FabricSimulatorImpl::TieBreak=Source needs ns3::BucketScheduler as "
+                        "--SchedulerType");
+    m_buckets->Insert(ev, TakeTie(ev.key.m_context));
+}
+
+void
+FabricSimulatorImpl::InsertRemote(uint64_t ts, uint32_t context, uint64_t tie, EventImpl* event)
+{
+    NS_ABORT_MSG_UNLESS(m_tieBreak == SOURCE && m_buckets,
+                        "FabricSimulatorImpl::InsertRemote needs TieBreak=Source and "
+                        "ns3::BucketScheduler");
+    NS_ABORT_MSG_IF(ts < m_currentTs,
+                    "FabricSimulatorImpl::InsertRemote: an event due at "
+                        << ts << " arrived at " << m_currentTs << " (lookahead too long)");
+    Scheduler::Event ev;
+    ev.impl = event;
+    ev.key.m_ts = ts;
+    ev.key.m_context = context;
+    ev.key.m_uid = m_uid++;
+    ++m_unscheduledEvents;
+    m_buckets->Insert(ev, tie);
+}
+
+uint64_t
+FabricSimulatorImpl::NextTs() const
+{
+    if (IsEmpty())
+    {
+        return UINT64_MAX;
+    }
+    return (m_buckets ? m_buckets->PeekNext() : m_events->PeekNext()).key.m_ts;
+}
+
 uint32_t
 FabricSimulatorImpl::GetSystemId() const
 {
@@ -111,9 +219,21 @@ void
 FabricSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
+    RunBefore(UINT64_MAX);
+    // Stopped by running out of events: every event scheduled was run or removed.
+    NS_ASSERT(!IsEmpty() || m_unscheduledEvents == 0);
+}
+
+void
+FabricSimulatorImpl::RunBefore(uint64_t limit)
+{
     m_stop = false;
     while (!m_stop && !IsEmpty())
     {
+        if (limit != UINT64_MAX && NextTs() >= limit)
+        {
+            break;
+        }
         const Scheduler::Event next = RemoveNext();
         NS_ASSERT(next.key.m_ts >= m_currentTs);
         --m_unscheduledEvents;
@@ -122,10 +242,14 @@ FabricSimulatorImpl::Run()
         m_currentContext = next.key.m_context;
         m_currentUid = next.key.m_uid;
         next.impl->Invoke();
+        if (m_tieBreak == SOURCE)
+        {
+            // Uids no longer follow the order events run in, so IsExpired cannot compare them
+            // with the current one: an event that ran is marked, as a cancelled one is.
+            next.impl->Cancel();
+        }
         next.impl->Unref();
     }
-    // Stopped by running out of events: every event scheduled was run or removed.
-    NS_ASSERT(!IsEmpty() || m_unscheduledEvents == 0);
 }
 
 void
@@ -251,9 +375,16 @@ FabricSimulatorImpl::IsExpired(const EventId& id) const
         }
         return true;
     }
-    return !id.PeekEventImpl() || id.GetTs() < m_currentTs ||
-           (id.GetTs() == m_currentTs && id.GetUid() <= m_currentUid) ||
-           id.PeekEventImpl()->IsCancelled();
+    if (!id.PeekEventImpl() || id.GetTs() < m_currentTs || id.PeekEventImpl()->IsCancelled())
+    {
+        return true;
+    }
+    if (id.GetTs() > m_currentTs)
+    {
+        return false;
+    }
+    // Due now: run already (Source marks it cancelled), or running.
+    return m_tieBreak == SOURCE ? id.GetUid() == m_currentUid : id.GetUid() <= m_currentUid;
 }
 
 Time

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <list>
+#include <vector>
 
 namespace ns3
 {
@@ -37,10 +38,25 @@ namespace ns3
  *
  * A BucketScheduler, the programs' default, is called directly rather than through the
  * Scheduler interface; any other scheduler works through the interface.
+ *
+ * TieBreak chooses the order of events due at the same time. Insertion (the default) is ns-3's:
+ * the order they were scheduled in. Source orders them by the node that scheduled them (its
+ * context; main() and global events after every node) and then by that node's own count of
+ * events scheduled so far (events main() schedules before the run are counted per target
+ * node). That order does not depend on which other nodes share the process, so a fabric split
+ * across processes (docs/distributed.md) runs the same events in the same order as in one
+ * process; it needs a BucketScheduler.
  */
 class FabricSimulatorImpl final : public SimulatorImpl
 {
   public:
+    /// The order of events due at the same time (the TieBreak attribute).
+    enum TieBreak
+    {
+        INSERTION, //!< as scheduled (ns-3's)
+        SOURCE,    //!< by scheduling node, then that node's own count
+    };
+
     static TypeId GetTypeId();
 
     FabricSimulatorImpl();
@@ -88,6 +104,27 @@ class FabricSimulatorImpl final : public SimulatorImpl
         return m_currentContext;
     }
 
+    /**
+     * \name Windows of a conservative distributed run (docs/distributed.md), TieBreak=Source.
+     * A process runs its events up to the end of a window (RunBefore), then inserts the events
+     * other processes scheduled for its nodes (InsertRemote) with the tie their source took
+     * (TakeTie), so that they run where they would have run in one process.
+     * @{
+     */
+    /// Run the events due before `limit` (time steps): stops at the first later event, when
+    /// Stop() is called, or when none are left.
+    void RunBefore(uint64_t limit);
+    /// Time steps of the next event, or UINT64_MAX if none is scheduled.
+    uint64_t NextTs() const;
+    /// The Source tie of an event that the running context schedules for `target` in another
+    /// process; counts it as scheduled, as if it were inserted here.
+    uint64_t TakeTie(uint32_t target);
+    /// Insert an event another process scheduled: at `ts` (not before the current time), in
+    /// `context`, with the tie its source took.
+    void InsertRemote(uint64_t ts, uint32_t context, uint64_t tie, EventImpl* event);
+
+    /** @} */
+
     /// ScheduleWithContext() without the virtual call; `delay` in time steps, >= 0.
     void InsertWithContext(uint32_t context, uint64_t delay, EventImpl* event)
     {
@@ -105,7 +142,11 @@ class FabricSimulatorImpl final : public SimulatorImpl
 
     void Insert(const Scheduler::Event& ev)
     {
-        if (m_buckets)
+        if (m_tieBreak == SOURCE)
+        {
+            InsertBySource(ev);
+        }
+        else if (m_buckets)
         {
             m_buckets->Insert(ev);
         }
@@ -114,6 +155,11 @@ class FabricSimulatorImpl final : public SimulatorImpl
             m_events->Insert(ev);
         }
     }
+
+    /// Insert with the Source tie: the scheduling context and its count.
+    void InsertBySource(const Scheduler::Event& ev);
+    void SetTieBreak(TieBreak tieBreak);
+    TieBreak GetTieBreak() const;
 
     bool IsEmpty() const
     {
@@ -142,6 +188,12 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Events in the list, for the consistency check at the end of Run.
     uint64_t m_unscheduledEvents{0};
     uint64_t m_eventCount{0};
+
+    TieBreak m_tieBreak{INSERTION};
+    std::vector<uint64_t> m_scheduledBy; //!< Source: events each context scheduled, by context
+    /// Source: events main() or a global event scheduled for each node, by context.
+    std::vector<uint64_t> m_scheduledFor;
+    uint64_t m_globalScheduled{0}; //!< Source: global events main() or global events scheduled
 };
 
 } // namespace ns3

@@ -39,17 +39,30 @@ QuadHeapScheduler::QuadHeapScheduler()
 QuadHeapScheduler::~QuadHeapScheduler() = default;
 
 QuadHeapScheduler::Key
-QuadHeapScheduler::KeyOf(const Event& ev)
+QuadHeapScheduler::KeyOf(const Event& ev, uint64_t tie)
 {
-    return (static_cast<Key>(ev.key.m_ts) << 32) | ev.key.m_uid;
+    return (static_cast<Key>(ev.key.m_ts) << 64) | tie;
 }
 
 void
 QuadHeapScheduler::Insert(const Event& ev)
 {
-    m_keys.push_back(KeyOf(ev));
+    Insert(ev, ev.key.m_uid);
+}
+
+void
+QuadHeapScheduler::Insert(const Event& ev, uint64_t tie)
+{
+    m_keys.push_back(KeyOf(ev, tie));
     m_events.push_back(ev);
     SiftUp(m_keys.size() - 1);
+}
+
+uint64_t
+QuadHeapScheduler::PeekNextTie() const
+{
+    NS_ASSERT(!m_keys.empty());
+    return static_cast<uint64_t>(m_keys.front());
 }
 
 bool
@@ -101,10 +114,9 @@ QuadHeapScheduler::RemoveNext()
 void
 QuadHeapScheduler::Remove(const Event& ev)
 {
-    const Key key = KeyOf(ev);
     for (size_t i = 0; i < m_keys.size(); ++i)
     {
-        if (m_keys[i] == key)
+        if (m_events[i].key.m_uid == ev.key.m_uid && m_events[i].key.m_ts == ev.key.m_ts)
         {
             NS_ASSERT(m_events[i].impl == ev.impl);
             const size_t last = m_keys.size() - 1;

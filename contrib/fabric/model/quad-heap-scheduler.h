@@ -34,17 +34,25 @@ class QuadHeapScheduler : public Scheduler
     ~QuadHeapScheduler() override;
 
     void Insert(const Event& ev) override;
+    /**
+     * Insert with another order among events of one time: by `tie` instead of the uid
+     * (FabricSimulatorImpl's TieBreak). Remove still finds the event by time and uid.
+     */
+    void Insert(const Event& ev, uint64_t tie);
+    /// The tie of the event PeekNext returns.
+    uint64_t PeekNextTie() const;
     bool IsEmpty() const override;
     Event PeekNext() const override;
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
   private:
-    /// (time, uid) as one number: one compare per step. Keys apart from the events, so that
-    /// a node's four children's keys share a cache line.
+    /// (time, tie) as one number: one compare per step; the tie is the uid unless Insert was
+    /// given one. Keys apart from the events, so that a node's four children's keys share a
+    /// cache line.
     typedef unsigned __int128 Key;
 
-    static Key KeyOf(const Event& ev);
+    static Key KeyOf(const Event& ev, uint64_t tie);
     /// The index of the smallest key among the children in [first, end).
     inline size_t SmallestChild(size_t first, size_t end) const;
     void SiftUp(size_t i);
