@@ -65,6 +65,7 @@ main(int argc, char* argv[])
         sizeText,
         [&](const std::string& v) { sizes = ParseSizeSweep(v); });
     FabricRunOptions fabricOpts;
+    fabricOpts.AllowPartitions();
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     fabricOpts.ApplyOptions(opts, linkRate);
@@ -91,6 +92,7 @@ main(int argc, char* argv[])
                                   .SetFabricLinkRate(linkRate.GetBitRate())
                                   .SetLinkDelay(linkDelay)
                                   .Build();
+    fabricOpts.Partition(topology);
     fabricOpts.Configure(opts, topology);
     AllReduceExperiment exp(topology, opts.GetSeed(), fabric);
     exp.SetProgress(true);

@@ -4,7 +4,15 @@
 #include "fabric-run-options.h"
 
 #include "ns3/attribute-defaults.h"
+#include "ns3/bucket-scheduler.h"
+#include "ns3/channel-list.h"
+#include "ns3/config.h"
+#include "ns3/fabric-simulator-impl.h"
+#include "ns3/global-value.h"
+#include "ns3/node.h"
+#include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
+#include "ns3/string.h"
 #include "ns3/tcp-connection.h"
 #include "ns3/uinteger.h"
 
@@ -24,6 +32,20 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
                   m_ibSample);
     m_cc.AddOptions(opts);
     m_ib.AddOptions(opts);
+    if (m_partitionsAllowed)
+    {
+        opts.AddValue("partitions",
+                      "split the fabric into this many partitions (pods and core shares) run as "
+                      "that many MPI ranks would, emulated in one process; 1 is the same event "
+                      "order unsplit (docs/distributed.md)",
+                      m_partitions);
+    }
+}
+
+void
+FabricRunOptions::AllowPartitions()
+{
+    m_partitionsAllowed = true;
 }
 
 void
@@ -67,6 +89,26 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     }
     m_fabric = opts.GetFabric();
     m_fabrics = opts.GetFabrics();
+    if (m_partitions > 0)
+    {
+        if (m_fabrics != std::vector<std::string>{"roce"})
+        {
+            opts.Fail(InputError("--partitions runs on RoCEv2 only so far (" + m_fabric + ")",
+                                 "--fabric=roce"));
+        }
+        StringValue implementation;
+        TypeIdValue scheduler;
+        GlobalValue::GetValueByName("SimulatorImplementationType", implementation);
+        GlobalValue::GetValueByName("SchedulerType", scheduler);
+        if (implementation.Get() != FabricSimulatorImpl::GetTypeId().GetName() ||
+            scheduler.Get() != BucketScheduler::GetTypeId())
+        {
+            opts.Fail(InputError("--partitions needs ns3::FabricSimulatorImpl on "
+                                 "ns3::BucketScheduler",
+                                 "the default --SimulatorImplementationType and --SchedulerType"));
+        }
+        Config::SetDefault("ns3::FabricSimulatorImpl::TieBreak", StringValue("Source"));
+    }
     const bool ib = std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end();
     if (ib && !m_ccOnRoceOnly && m_cc.GetName() == "hpcc")
     {
@@ -131,6 +173,45 @@ FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& to
     }
 }
 
+void
+FabricRunOptions::SetLookahead(const ProgramOptions& opts)
+{
+    // The lookahead is the shortest cable between two partitions: a frame sent at t arrives at
+    // t + its serialisation + that delay at the earliest.
+    uint64_t lookahead = UINT64_MAX;
+    for (auto c = ChannelList::Begin(); c != ChannelList::End(); ++c)
+    {
+        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(*c);
+        if (ch && ch->GetNDevices() == 2 &&
+            ch->GetDevice(0)->GetNode()->GetSystemId() !=
+                ch->GetDevice(1)->GetNode()->GetSystemId())
+        {
+            lookahead = std::min<uint64_t>(lookahead, ch->GetDelay().GetTimeStep());
+        }
+    }
+    if (lookahead == 0)
+    {
+        opts.Fail(InputError("a link between two partitions has no delay, so no lookahead",
+                             "--linkDelay above 0 with --partitions"));
+    }
+    Simulator::Now(); // the simulator exists from here
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    NS_ABORT_MSG_UNLESS(impl && impl->GetTieBreak() == FabricSimulatorImpl::SOURCE,
+                        "--partitions: the simulator is not FabricSimulatorImpl in Source order");
+    // No link between partitions (one partition): nothing is ever held.
+    m_lookahead = lookahead == UINT64_MAX ? 0 : lookahead;
+    impl->SetLookahead(m_lookahead);
+}
+
+void
+FabricRunOptions::Partition(FabricTopology& topology) const
+{
+    if (m_partitions > 0)
+    {
+        topology.AssignPartitions(m_partitions);
+    }
+}
+
 const std::vector<std::string>&
 FabricRunOptions::GetLines() const
 {
@@ -154,6 +235,10 @@ FabricRunOptions::Install(const ProgramOptions& opts,
         {
             opts.Fail(e);
         }
+    }
+    if (m_partitions > 0)
+    {
+        SetLookahead(opts);
     }
     // RoCEv2: pause events of every port to pfc.csv, paused time per port to summary.json.
     if (fabric.GetRoceFabric())
@@ -187,6 +272,14 @@ FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, con
     }
     j["drops"] = {{"total", total}, {"by_reason", byReason}};
     j["pfc"] = m_pfc.ToJson(); // InfiniBand has no PFC: zeros
+    if (m_partitions > 0)
+    {
+        const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+        j["partitions"] = {{"count", m_partitions},
+                           {"emulated", true},
+                           {"lookahead_ns", TimeStep(m_lookahead).GetNanoSeconds()},
+                           {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
+    }
     j["fabric"] = {{"name", fabric.GetName()},
                    {"display_name", fabric.GetDisplayName()},
                    {"packet_overhead_bytes", fabric.GetFabric().GetPacketOverhead()}};

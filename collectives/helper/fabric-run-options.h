@@ -47,6 +47,8 @@ class FabricRunOptions
     void SetCcOnRoceOnly();
     /// Accept --fabric=tcp (collectives over TCP sockets on the Ethernet fabric).
     void AllowTcp();
+    /// Offer --partitions (before AddOptions); the program then calls Partition.
+    void AllowPartitions();
     /**
      * Apply them after Parse and check them (exit 2 on a mistake).
      * \param opts the parsed options (with a "linkRate" option)
@@ -73,6 +75,13 @@ class FabricRunOptions
     /// Set the fabric up for this topology, before it is built (InfiniBand's part when any
     /// fabric of the list is InfiniBand).
     void Configure(const ProgramOptions& opts, const FabricTopology& topology);
+    /**
+     * --partitions=N: split the topology into N partitions (FabricTopology::AssignPartitions)
+     * that run as N MPI ranks would, emulated in this process: events between partitions wait
+     * for the end of their lookahead window, and same-time events run in TieBreak=Source order
+     * (docs/distributed.md). Call it before the fabric is built.
+     */
+    void Partition(FabricTopology& topology) const;
     /// Lines to print about the set-up ("# ...").
     const std::vector<std::string>& GetLines() const;
 
@@ -90,12 +99,18 @@ class FabricRunOptions
     std::string GetIbSummaryLine() const;
 
   private:
+    /// The lookahead of the partitioned run: its shortest link between partitions.
+    void SetLookahead(const ProgramOptions& opts);
+
     RdmaCcHelper m_cc;
     IbFabricOptions m_ib;
     std::string m_fabric;
     std::vector<std::string> m_fabrics;
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
+    bool m_partitionsAllowed{false};
+    uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
+    uint64_t m_lookahead{0};  //!< time steps, set by Install when partitioned
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

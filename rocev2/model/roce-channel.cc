@@ -6,6 +6,7 @@
 #include "frame-head.h"
 #include "roce-net-device.h"
 
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -95,6 +96,17 @@ RoceChannel::Transmit(const Ptr<Packet>& p,
     if (m_context[to] == NO_CONTEXT)
     {
         m_context[to] = m_dev[to]->GetNode()->GetId(); // a device's node does not change
+        m_remote = m_dev[to]->GetNode()->GetSystemId() != src->GetNode()->GetSystemId();
+    }
+    if (m_remote)
+    {
+        FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+        NS_ABORT_MSG_UNLESS(impl,
+                            "a RoceChannel between partitions needs ns3::FabricSimulatorImpl");
+        impl->ScheduleRemote(m_context[to],
+                             (txTime + m_delay + pipeline).GetTimeStep(),
+                             new FrameArrival(m_dev[to], p, ttlDebt));
+        return;
     }
     FastSimulator::ScheduleWithContext(m_context[to],
                                        txTime + m_delay + pipeline,

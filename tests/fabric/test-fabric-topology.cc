@@ -226,3 +226,44 @@ TEST(FabricClos, DefaultsAreTheHpccSimulators320HostFatTree)
     EXPECT_EQ(t.GetPorts(core).size(), 5u);
     EXPECT_THROW(ClosBuilder().SetCores(6).Build(), std::invalid_argument);
 }
+
+TEST(FabricPartitions, WholePodsAndAnEqualShareOfTheCorePerPartition)
+{
+    FabricTopology t = FatTreeBuilder(4).Build();
+    EXPECT_EQ(t.GetNPartitions(), 1u);
+    for (uint32_t partitions : {1u, 2u, 3u, 4u})
+    {
+        t.AssignPartitions(partitions);
+        EXPECT_EQ(t.GetNPartitions(), partitions);
+        std::vector<uint32_t> nodesIn(partitions, 0);
+        uint32_t nthCore = 0;
+        for (uint32_t i = 0; i < t.GetNNodes(); ++i)
+        {
+            const FabricTopology::Node& n = t.GetNode(i);
+            ASSERT_LT(n.partition, partitions) << n.name;
+            ++nodesIn[n.partition];
+            // A pod's hosts and switches together; the 4 cores spread in order.
+            const uint32_t expected =
+                n.pod >= 0 ? n.pod * partitions / 4 : nthCore++ * partitions / 4;
+            EXPECT_EQ(n.partition, expected) << n.name << ", " << partitions << " partitions";
+        }
+        for (uint32_t p = 0; p < partitions; ++p)
+        {
+            EXPECT_GT(nodesIn[p], 0u) << "partition " << p << " of " << partitions << " is empty";
+        }
+    }
+}
+
+TEST(FabricPartitions, WithoutPodsNodesSplitInIdOrder)
+{
+    FabricTopology t;
+    for (uint32_t i = 0; i < 6; ++i)
+    {
+        t.AddNode(FabricTopology::SWITCH, "s" + std::to_string(i), 1);
+    }
+    t.AssignPartitions(3);
+    for (uint32_t i = 0; i < 6; ++i)
+    {
+        EXPECT_EQ(t.GetNode(i).partition, i / 2);
+    }
+}

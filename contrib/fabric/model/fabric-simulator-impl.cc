@@ -65,6 +65,11 @@ FabricSimulatorImpl::DoDispose()
             RemoveNext().impl->Unref();
         }
     }
+    for (const Held& h : m_held)
+    {
+        h.event->Unref();
+    }
+    m_held.clear();
     m_buckets = nullptr;
     m_events = nullptr;
     if (s_running == this)
@@ -212,22 +217,84 @@ FabricSimulatorImpl::GetSystemId() const
 bool
 FabricSimulatorImpl::IsFinished() const
 {
-    return IsEmpty() || m_stop;
+    return (IsEmpty() && m_held.empty()) || m_stop;
 }
 
 void
 FabricSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
-    RunBefore(UINT64_MAX);
+    m_stop = false;
+    if (m_lookahead == 0)
+    {
+        RunBefore(UINT64_MAX);
+    }
+    while (m_lookahead != 0 && !m_stop)
+    {
+        if (IsEmpty() || NextTs() >= m_windowEnd)
+        {
+            // The window [end - lookahead, end) is done: what other partitions sent in it is
+            // due at `end` or later. The next window starts at the next event's (an empty
+            // stretch is skipped).
+            DeliverHeld();
+            if (IsEmpty())
+            {
+                break;
+            }
+            m_windowEnd = (NextTs() / m_lookahead + 1) * m_lookahead;
+        }
+        RunBefore(m_windowEnd);
+    }
     // Stopped by running out of events: every event scheduled was run or removed.
-    NS_ASSERT(!IsEmpty() || m_unscheduledEvents == 0);
+    NS_ASSERT(m_stop || !IsEmpty() || m_unscheduledEvents == 0);
+}
+
+void
+FabricSimulatorImpl::SetLookahead(uint64_t lookahead)
+{
+    NS_ABORT_MSG_IF(lookahead != 0 && m_tieBreak != SOURCE,
+                    "FabricSimulatorImpl: partitions need TieBreak=Source");
+    m_lookahead = lookahead;
+    m_windowEnd = 0;
+}
+
+uint64_t
+FabricSimulatorImpl::GetLookahead() const
+{
+    return m_lookahead;
+}
+
+void
+FabricSimulatorImpl::ScheduleRemote(uint32_t context, uint64_t delay, EventImpl* event)
+{
+    NS_ABORT_MSG_IF(m_lookahead == 0,
+                    "FabricSimulatorImpl::ScheduleRemote: no lookahead set (one partition)");
+    NS_ABORT_MSG_IF(delay < m_lookahead,
+                    "FabricSimulatorImpl::ScheduleRemote: an event crosses partitions "
+                        << delay << " time steps ahead, under the lookahead " << m_lookahead);
+    m_held.push_back({m_currentTs + delay, context, TakeTie(context), event});
+    ++m_remoteEvents;
+}
+
+uint64_t
+FabricSimulatorImpl::GetRemoteEventCount() const
+{
+    return m_remoteEvents;
+}
+
+void
+FabricSimulatorImpl::DeliverHeld()
+{
+    for (const Held& h : m_held)
+    {
+        InsertRemote(h.ts, h.context, h.tie, h.event);
+    }
+    m_held.clear();
 }
 
 void
 FabricSimulatorImpl::RunBefore(uint64_t limit)
 {
-    m_stop = false;
     while (!m_stop && !IsEmpty())
     {
         if (limit != UINT64_MAX && NextTs() >= limit)

@@ -114,6 +114,7 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Run the events due before `limit` (time steps): stops at the first later event, when
     /// Stop() is called, or when none are left.
     void RunBefore(uint64_t limit);
+    TieBreak GetTieBreak() const;
     /// Time steps of the next event, or UINT64_MAX if none is scheduled.
     uint64_t NextTs() const;
     /// The Source tie of an event that the running context schedules for `target` in another
@@ -122,6 +123,19 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Insert an event another process scheduled: at `ts` (not before the current time), in
     /// `context`, with the tie its source took.
     void InsertRemote(uint64_t ts, uint32_t context, uint64_t tie, EventImpl* event);
+
+    /**
+     * Emulate a run split into partitions in this process: from now on Run() advances in
+     * windows of `lookahead` time steps and events scheduled with ScheduleRemote wait for the
+     * end of their window, as a rank receives them (TieBreak=Source; 0 turns windows off).
+     */
+    void SetLookahead(uint64_t lookahead);
+    uint64_t GetLookahead() const;
+    /// Schedule an event for a node of another partition: `delay` (time steps) must be at least
+    /// the lookahead. Aborts otherwise, or when no lookahead is set.
+    void ScheduleRemote(uint32_t context, uint64_t delay, EventImpl* event);
+    /// Events that crossed between partitions so far.
+    uint64_t GetRemoteEventCount() const;
 
     /** @} */
 
@@ -159,7 +173,6 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Insert with the Source tie: the scheduling context and its count.
     void InsertBySource(const Scheduler::Event& ev);
     void SetTieBreak(TieBreak tieBreak);
-    TieBreak GetTieBreak() const;
 
     bool IsEmpty() const
     {
@@ -194,6 +207,23 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Source: events main() or a global event scheduled for each node, by context.
     std::vector<uint64_t> m_scheduledFor;
     uint64_t m_globalScheduled{0}; //!< Source: global events main() or global events scheduled
+
+    /// An event for another partition, held until the end of its window.
+    struct Held
+    {
+        uint64_t ts;
+        uint32_t context;
+        uint64_t tie;
+        EventImpl* event;
+    };
+
+    /// Insert the held events (the end of a window).
+    void DeliverHeld();
+
+    uint64_t m_lookahead{0}; //!< 0: one partition
+    uint64_t m_windowEnd{0};
+    std::vector<Held> m_held;
+    uint64_t m_remoteEvents{0};
 };
 
 } // namespace ns3

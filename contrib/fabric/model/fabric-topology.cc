@@ -4,8 +4,10 @@
 
 #include "fabric-topology.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -152,6 +154,49 @@ FabricTopology::CheckNode(uint32_t nodeId) const
     {
         throw std::out_of_range("FabricTopology: no node " + std::to_string(nodeId));
     }
+}
+
+void
+FabricTopology::AssignPartitions(uint32_t partitions)
+{
+    NS_ABORT_MSG_IF(partitions == 0, "FabricTopology::AssignPartitions: 0 partitions");
+    uint32_t pods = 0;
+    uint32_t podless = 0;
+    for (const Node& n : m_nodes)
+    {
+        if (n.pod >= 0)
+        {
+            pods = std::max(pods, static_cast<uint32_t>(n.pod) + 1);
+        }
+        else
+        {
+            ++podless;
+        }
+    }
+    uint32_t nthPodless = 0;
+    for (uint32_t i = 0; i < m_nodes.size(); ++i)
+    {
+        Node& n = m_nodes[i];
+        if (pods == 0)
+        {
+            n.partition = static_cast<uint32_t>(uint64_t(i) * partitions / m_nodes.size());
+        }
+        else if (n.pod >= 0)
+        {
+            n.partition = static_cast<uint32_t>(uint64_t(n.pod) * partitions / pods);
+        }
+        else
+        {
+            n.partition = static_cast<uint32_t>(uint64_t(nthPodless++) * partitions / podless);
+        }
+    }
+    m_partitions = partitions;
+}
+
+uint32_t
+FabricTopology::GetNPartitions() const
+{
+    return m_partitions;
 }
 
 } // namespace ns3

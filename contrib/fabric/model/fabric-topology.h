@@ -40,10 +40,11 @@ class FabricTopology
     /** One node of the graph. */
     struct Node
     {
-        NodeKind kind;    //!< Host or switch.
-        std::string name; //!< Unique name, e.g. "host3", "edge1-0", "core2".
-        uint32_t tier;    //!< 0 host, 1 edge/leaf, 2 aggregation/spine, 3 core.
-        int32_t pod;      //!< Pod index, or -1 where pods do not apply.
+        NodeKind kind;         //!< Host or switch.
+        std::string name;      //!< Unique name, e.g. "host3", "edge1-0", "core2".
+        uint32_t tier;         //!< 0 host, 1 edge/leaf, 2 aggregation/spine, 3 core.
+        int32_t pod;           //!< Pod index, or -1 where pods do not apply.
+        uint32_t partition{0}; //!< The partition (MPI rank) that simulates it.
     };
 
     /** One full-duplex link. */
@@ -84,6 +85,17 @@ class FabricTopology
     uint32_t GetNNodes() const;
     /** \param i node id \return the node */
     const Node& GetNode(uint32_t i) const;
+
+    /**
+     * \brief Split the nodes into `partitions` parts (docs/distributed.md): pod p and its
+     * hosts go to part p * partitions / pods, the nodes without a pod (the core) to
+     * i * partitions / n in their order, so that every part gets whole pods and an equal share
+     * of the core. Without pods, nodes are split in id order into equal runs.
+     * \param partitions >= 1
+     */
+    void AssignPartitions(uint32_t partitions);
+    /// The number of partitions AssignPartitions made (1 before).
+    uint32_t GetNPartitions() const;
     /** \return the number of links */
     uint32_t GetNLinks() const;
     /** \param i link id \return the link */
@@ -113,6 +125,7 @@ class FabricTopology
     void CheckNode(uint32_t nodeId) const;
 
     std::vector<Node> m_nodes;                       //!< Nodes by id.
+    uint32_t m_partitions{1};                        //!< AssignPartitions' count.
     std::vector<Link> m_links;                       //!< Links by id.
     std::vector<std::vector<uint32_t>> m_ports;      //!< Per node: link id of each port.
     std::vector<uint32_t> m_hosts;                   //!< Host index -> node id.
