@@ -9,6 +9,7 @@
 #include "ns3/config.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/global-value.h"
+#include "ns3/ib-channel.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
@@ -91,10 +92,15 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     m_fabrics = opts.GetFabrics();
     if (m_partitions > 0)
     {
-        if (m_fabrics != std::vector<std::string>{"roce"})
+        if (m_fabrics.size() != 1 || m_fabric == "tcp")
         {
-            opts.Fail(InputError("--partitions runs on RoCEv2 only so far (" + m_fabric + ")",
-                                 "--fabric=roce"));
+            std::string given;
+            for (const std::string& f : m_fabrics)
+            {
+                given += (given.empty() ? "" : ",") + f;
+            }
+            opts.Fail(InputError("--partitions splits one RDMA fabric, not --fabric=" + given,
+                                 "--fabric=roce or --fabric=ib"));
         }
         StringValue implementation;
         TypeIdValue scheduler;
@@ -181,13 +187,27 @@ FabricRunOptions::SetLookahead(const ProgramOptions& opts)
     uint64_t lookahead = UINT64_MAX;
     for (auto c = ChannelList::Begin(); c != ChannelList::End(); ++c)
     {
-        Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(*c);
-        if (ch && ch->GetNDevices() == 2 &&
-            ch->GetDevice(0)->GetNode()->GetSystemId() !=
-                ch->GetDevice(1)->GetNode()->GetSystemId())
+        Ptr<Channel> ch = *c;
+        if (ch->GetNDevices() != 2 || ch->GetDevice(0)->GetNode()->GetSystemId() ==
+                                          ch->GetDevice(1)->GetNode()->GetSystemId())
         {
-            lookahead = std::min<uint64_t>(lookahead, ch->GetDelay().GetTimeStep());
+            continue;
         }
+        Time delay;
+        if (Ptr<RoceChannel> roce = DynamicCast<RoceChannel>(ch))
+        {
+            delay = roce->GetDelay();
+        }
+        else if (Ptr<IbChannel> ib = DynamicCast<IbChannel>(ch))
+        {
+            delay = ib->GetDelay();
+        }
+        else
+        {
+            NS_ABORT_MSG("--partitions: a " << ch->GetInstanceTypeId().GetName()
+                                            << " joins two partitions");
+        }
+        lookahead = std::min<uint64_t>(lookahead, delay.GetTimeStep());
     }
     if (lookahead == 0)
     {

@@ -92,7 +92,7 @@ IbFabricHelper::Build(const FabricTopology& topology, const EcmpRouteTable& rout
     std::vector<int32_t> switchIndex(nNodes, -1);
     for (uint32_t i = 0; i < nNodes; ++i)
     {
-        nodes[i] = CreateObject<Node>();
+        nodes[i] = CreateObject<Node>(topology.GetNode(i).partition); // its rank (SystemId)
         if (topology.GetNode(i).kind == FabricTopology::HOST)
         {
             m_hostNodes.Add(nodes[i]);

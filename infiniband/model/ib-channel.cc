@@ -6,6 +6,7 @@
 #include "ib-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fast-simulator.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -99,8 +100,22 @@ IbChannel::Transmit(Ptr<Packet> p, Ptr<IbNetDevice> src, Time txTime, bool link)
         ++m_linkLost;
         return;
     }
+    if (m_remote < 0)
+    {
+        m_remote = dst->GetNode()->GetSystemId() != src->GetNode()->GetSystemId();
+    }
+    const Time delay = link ? txTime + m_delay : m_delay;
+    if (m_remote)
+    {
+        FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+        NS_ABORT_MSG_UNLESS(impl, "an IbChannel between partitions needs ns3::FabricSimulatorImpl");
+        impl->ScheduleRemote(dst->GetNode()->GetId(),
+                             delay.GetTimeStep(),
+                             new PacketArrival(dst, p, txTime, link));
+        return;
+    }
     FastSimulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                       link ? txTime + m_delay : m_delay,
+                                       delay,
                                        new PacketArrival(dst, p, txTime, link));
 }
 

@@ -60,6 +60,9 @@ class IbChannel : public Channel
     Ptr<IbNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
     uint64_t m_packets{0};
+    /// Whether the two ends are simulated by different partitions (their nodes' SystemId;
+    /// -1 until the first packet): packets cross through FabricSimulatorImpl::ScheduleRemote.
+    int8_t m_remote{-1};
     uint32_t m_fcLossEvery{0};
     uint64_t m_linkPackets[2]{}; //!< link packets sent toward device 0 and device 1
     uint64_t m_linkLost{0};
