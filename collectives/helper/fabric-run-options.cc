@@ -216,11 +216,9 @@ FabricRunOptions::SetLookahead(const ProgramOptions& opts)
     }
     Simulator::Now(); // the simulator exists from here
     FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    NS_ABORT_MSG_UNLESS(impl && impl->GetTieBreak() == FabricSimulatorImpl::SOURCE,
-                        "--partitions: the simulator is not FabricSimulatorImpl in Source order");
+    NS_ABORT_MSG_UNLESS(impl, "--partitions: the simulator is not FabricSimulatorImpl");
     // No link between partitions (one partition): nothing is ever held.
-    m_lookahead = lookahead == UINT64_MAX ? 0 : lookahead;
-    impl->SetLookahead(m_lookahead);
+    impl->SetLookahead(lookahead == UINT64_MAX ? 0 : lookahead);
 }
 
 void
@@ -295,10 +293,11 @@ FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, con
     if (m_partitions > 0)
     {
         const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-        j["partitions"] = {{"count", m_partitions},
-                           {"emulated", true},
-                           {"lookahead_ns", TimeStep(m_lookahead).GetNanoSeconds()},
-                           {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
+        j["partitions"] = {
+            {"count", m_partitions},
+            {"emulated", true},
+            {"lookahead_ns", impl ? TimeStep(impl->GetLookahead()).GetNanoSeconds() : 0},
+            {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
     }
     j["fabric"] = {{"name", fabric.GetName()},
                    {"display_name", fabric.GetDisplayName()},

@@ -110,7 +110,6 @@ class FabricRunOptions
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
     uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
-    uint64_t m_lookahead{0};  //!< time steps, set by Install when partitioned
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

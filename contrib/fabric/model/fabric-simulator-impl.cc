@@ -189,13 +189,7 @@ FabricSimulatorImpl::InsertRemote(uint64_t ts, uint32_t context, uint64_t tie, E
     NS_ABORT_MSG_IF(ts < m_currentTs,
                     "FabricSimulatorImpl::InsertRemote: an event due at "
                         << ts << " arrived at " << m_currentTs << " (lookahead too long)");
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = ts;
-    ev.key.m_context = context;
-    ev.key.m_uid = m_uid++;
-    ++m_unscheduledEvents;
-    m_buckets->Insert(ev, tie);
+    m_buckets->Insert(NewEvent(ts, context, event), tie);
 }
 
 uint64_t
@@ -334,12 +328,7 @@ FabricSimulatorImpl::Stop(const Time& delay)
 EventId
 FabricSimulatorImpl::InsertAt(uint64_t ts, uint32_t context, EventImpl* event)
 {
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = ts;
-    ev.key.m_context = context;
-    ev.key.m_uid = m_uid++;
-    ++m_unscheduledEvents;
+    const Scheduler::Event ev = NewEvent(ts, context, event);
     Insert(ev);
     return EventId(event, ev.key.m_ts, ev.key.m_context, ev.key.m_uid);
 }

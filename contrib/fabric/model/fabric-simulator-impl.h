@@ -142,17 +142,23 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// ScheduleWithContext() without the virtual call; `delay` in time steps, >= 0.
     void InsertWithContext(uint32_t context, uint64_t delay, EventImpl* event)
     {
-        Scheduler::Event ev;
-        ev.impl = event;
-        ev.key.m_ts = m_currentTs + delay;
-        ev.key.m_context = context;
-        ev.key.m_uid = m_uid++;
-        ++m_unscheduledEvents;
-        Insert(ev);
+        Insert(NewEvent(m_currentTs + delay, context, event));
     }
 
   private:
     void DoDispose() override;
+
+    /// An event due at `ts` in `context` with the next uid, counted as in the list.
+    Scheduler::Event NewEvent(uint64_t ts, uint32_t context, EventImpl* event)
+    {
+        Scheduler::Event ev;
+        ev.impl = event;
+        ev.key.m_ts = ts;
+        ev.key.m_context = context;
+        ev.key.m_uid = m_uid++;
+        ++m_unscheduledEvents;
+        return ev;
+    }
 
     void Insert(const Scheduler::Event& ev)
     {
