@@ -10,6 +10,7 @@
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/ib-channel.h"
+#include "ns3/node-list.h"
 #include "ns3/node.h"
 #include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
@@ -217,8 +218,13 @@ FabricRunOptions::SetLookahead(const ProgramOptions& opts)
     Simulator::Now(); // the simulator exists from here
     FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
     NS_ABORT_MSG_UNLESS(impl, "--partitions: the simulator is not FabricSimulatorImpl");
+    std::vector<uint32_t> partitionOf(NodeList::GetNNodes());
+    for (uint32_t i = 0; i < partitionOf.size(); ++i)
+    {
+        partitionOf[i] = NodeList::GetNode(i)->GetSystemId();
+    }
     // No link between partitions (one partition): nothing is ever held.
-    impl->SetLookahead(lookahead == UINT64_MAX ? 0 : lookahead);
+    impl->SetPartitions(lookahead == UINT64_MAX ? 0 : lookahead, std::move(partitionOf));
 }
 
 void

@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pooled-event.h"
+#include "ns3/remote-frame.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -48,6 +49,20 @@ class PacketArrival : public PooledEvent<PacketArrival>
     Time m_txTime;
     bool m_link;
 };
+
+/// A packet from another partition (docs/distributed.md): meta is its serialisation time in
+/// time steps, shifted left by one, and whether it is a link (flow-control) packet.
+void
+ReceiveRemote(uint32_t node, uint32_t device, uint64_t meta, Ptr<Packet> p)
+{
+    Ptr<IbNetDevice> dev = DynamicCast<IbNetDevice>(RemoteFrame::FindDevice(node, device));
+    NS_ABORT_MSG_UNLESS(dev,
+                        "an InfiniBand packet for node " << node << " device " << device
+                                                         << ", which is not an IbNetDevice");
+    dev->Receive(p, TimeStep(static_cast<int64_t>(meta >> 1)), (meta & 1) != 0);
+}
+
+const bool g_remoteRegistered = RemoteFrame::Register(RemoteFrame::INFINIBAND, &ReceiveRemote);
 
 } // namespace
 
@@ -107,11 +122,12 @@ IbChannel::Transmit(Ptr<Packet> p, Ptr<IbNetDevice> src, Time txTime, bool link)
     const Time delay = link ? txTime + m_delay : m_delay;
     if (m_remote)
     {
-        FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-        NS_ABORT_MSG_UNLESS(impl, "an IbChannel between partitions needs ns3::FabricSimulatorImpl");
-        impl->ScheduleRemote(dst->GetNode()->GetId(),
-                             delay.GetTimeStep(),
-                             new PacketArrival(dst, p, txTime, link));
+        RemoteFrame head;
+        head.node = dst->GetNode()->GetId();
+        head.device = dst->GetIfIndex();
+        head.kind = RemoteFrame::INFINIBAND;
+        head.meta = (static_cast<uint64_t>(txTime.GetTimeStep()) << 1) | (link ? 1 : 0);
+        FabricSimulatorImpl::SendAcross(head, delay, *p);
         return;
     }
     FastSimulator::ScheduleWithContext(dst->GetNode()->GetId(),

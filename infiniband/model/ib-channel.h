@@ -61,7 +61,7 @@ class IbChannel : public Channel
     uint32_t m_nDevices{0};
     uint64_t m_packets{0};
     /// Whether the two ends are simulated by different partitions (their nodes' SystemId;
-    /// -1 until the first packet): packets cross through FabricSimulatorImpl::ScheduleRemote.
+    /// -1 until the first packet): packets cross as bytes through FabricSimulatorImpl::SendAcross.
     int8_t m_remote{-1};
     uint32_t m_fcLossEvery{0};
     uint64_t m_linkPackets[2]{}; //!< link packets sent toward device 0 and device 1

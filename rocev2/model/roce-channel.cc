@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pooled-event.h"
+#include "ns3/remote-frame.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -44,6 +45,19 @@ class FrameArrival : public PooledEvent<FrameArrival>
     Ptr<Packet> m_frame;
     uint8_t m_ttlDebt;
 };
+
+/// A frame from another partition (docs/distributed.md): meta is its TTL debt.
+void
+ReceiveRemote(uint32_t node, uint32_t device, uint64_t meta, Ptr<Packet> frame)
+{
+    Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(RemoteFrame::FindDevice(node, device));
+    NS_ABORT_MSG_UNLESS(dev,
+                        "a RoCEv2 frame for node " << node << " device " << device
+                                                   << ", which is not a RoceNetDevice");
+    dev->Receive(frame, static_cast<uint8_t>(meta));
+}
+
+const bool g_remoteRegistered = RemoteFrame::Register(RemoteFrame::ROCEV2, &ReceiveRemote);
 
 } // namespace
 
@@ -100,12 +114,12 @@ RoceChannel::Transmit(const Ptr<Packet>& p,
     }
     if (m_remote)
     {
-        FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-        NS_ABORT_MSG_UNLESS(impl,
-                            "a RoceChannel between partitions needs ns3::FabricSimulatorImpl");
-        impl->ScheduleRemote(m_context[to],
-                             (txTime + m_delay + pipeline).GetTimeStep(),
-                             new FrameArrival(m_dev[to], p, ttlDebt));
+        RemoteFrame head;
+        head.node = m_context[to];
+        head.device = m_dev[to]->GetIfIndex();
+        head.kind = RemoteFrame::ROCEV2;
+        head.meta = ttlDebt;
+        FabricSimulatorImpl::SendAcross(head, txTime + m_delay + pipeline, *p);
         return;
     }
     FastSimulator::ScheduleWithContext(m_context[to],

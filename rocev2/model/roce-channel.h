@@ -81,7 +81,7 @@ class RoceChannel : public Channel
     static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
     uint32_t m_context[2]{NO_CONTEXT, NO_CONTEXT}; //!< the node ids of the two ends
     /// The two ends are simulated by different partitions (their nodes' SystemId): frames
-    /// cross through FabricSimulatorImpl::ScheduleRemote (docs/distributed.md).
+    /// cross as bytes through FabricSimulatorImpl::SendAcross (docs/distributed.md).
     bool m_remote{false};
     uint64_t m_sent[2]{}; //!< frames put on the cable toward device 0 and toward device 1
     bool m_up{true};

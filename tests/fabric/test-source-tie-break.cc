@@ -11,11 +11,15 @@
 
 #include "ns3/core-module.h"
 #include "ns3/fabric-simulator-impl.h"
+#include "ns3/packet.h"
+#include "ns3/partition-exchange.h"
+#include "ns3/remote-frame.h"
 
 #include <gtest/gtest.h>
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -292,4 +296,123 @@ TEST(FabricSourceTieBreak, ARanEventIsExpiredAndARunningOneToo)
     });
     Simulator::Run();
     EXPECT_EQ(seen, (std::vector<std::string>{"first: self x second -", "second: first x"}));
+}
+
+TEST(FabricPartitionsDeathTest, ANodeReachingIntoAnotherPartitionAborts)
+{
+    EXPECT_DEATH(
+        {
+            UseTieBreak use(FabricSimulatorImpl::SOURCE);
+            Simulator::Now(); // the simulator exists from here
+            FabricSimulatorImpl::Running()->SetPartitions(10, {0, 1});
+            Simulator::ScheduleWithContext(0, NanoSeconds(1), [] {
+                Simulator::ScheduleWithContext(1, NanoSeconds(20), [] {});
+            });
+            Simulator::Run();
+        },
+        "node 0 \\(partition 0\\) scheduled an event on node 1 \\(partition 1\\) without a link");
+}
+
+namespace
+{
+
+/// Partition 0 of two, in one process: records what it sends, and receives `m_incoming` at
+/// the first window's end.
+class FakeExchange : public PartitionExchange
+{
+  public:
+    uint32_t GetRank() const override
+    {
+        return 0;
+    }
+
+    uint32_t GetSize() const override
+    {
+        return 2;
+    }
+
+    std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) override
+    {
+        ++m_windows;
+        m_sent.insert(m_sent.end(), out[1].begin(), out[1].end());
+        EXPECT_TRUE(out[0].empty());
+        return std::exchange(m_incoming, {});
+    }
+
+    void Agree(uint64_t& /* nextTs */, bool& /* running */) override
+    {
+    }
+
+    std::vector<std::string> Gather(const std::string& text) override
+    {
+        return {text, ""};
+    }
+
+    uint64_t Max(uint64_t value) override
+    {
+        return value;
+    }
+
+    uint32_t m_windows{0};
+    std::vector<uint8_t> m_sent;
+    std::vector<uint8_t> m_incoming;
+};
+
+std::vector<std::string> g_received;
+
+void
+RecordArrival(uint32_t node, uint32_t device, uint64_t meta, Ptr<Packet> frame)
+{
+    g_received.push_back(std::to_string(Simulator::Now().GetNanoSeconds()) + " ns: node " +
+                         std::to_string(node) + " device " + std::to_string(device) + " meta " +
+                         std::to_string(meta) + ", " + std::to_string(frame->GetSize()) + " bytes");
+}
+
+} // namespace
+
+TEST(FabricPartitions, AProcessRunsItsOwnNodesAndSwapsFramesAtWindowEnds)
+{
+    UseTieBreak use(FabricSimulatorImpl::SOURCE);
+    constexpr uint8_t KIND = 201; // a kind no channel uses
+    RemoteFrame::Register(KIND, &RecordArrival);
+    g_received.clear();
+    FakeExchange exchange;
+    // A frame node 1 (the other process) sent node 0, due at 25 ns.
+    RemoteFrame in;
+    in.ts = NanoSeconds(25).GetTimeStep();
+    in.tie = (uint64_t(1) << 40) | 0;
+    in.node = 0;
+    in.device = 2;
+    in.kind = KIND;
+    in.meta = 7;
+    in.Encode(*Create<Packet>(100), exchange.m_incoming);
+
+    Simulator::Now(); // the simulator exists from here
+    auto* impl = FabricSimulatorImpl::Running();
+    ASSERT_NE(impl, nullptr);
+    impl->SetPartitions(NanoSeconds(10).GetTimeStep(), {0, 1}, &exchange);
+    EXPECT_EQ(impl->GetSystemId(), 0U);
+    std::vector<std::string> ran;
+    // Node 1's start: dropped here, its own process schedules it.
+    Simulator::ScheduleWithContext(1, NanoSeconds(1), [&] { ran.push_back("1"); });
+    Simulator::ScheduleWithContext(0, NanoSeconds(3), [&] {
+        ran.push_back("0");
+        RemoteFrame out;
+        out.node = 1;
+        out.device = 1;
+        out.kind = KIND;
+        FabricSimulatorImpl::SendAcross(out, NanoSeconds(10), *Create<Packet>(64));
+    });
+    Simulator::Run();
+    EXPECT_EQ(ran, (std::vector<std::string>{"0"}));
+    EXPECT_EQ(g_received, (std::vector<std::string>{"25 ns: node 0 device 2 meta 7, 100 bytes"}));
+    RemoteFrame sent;
+    Ptr<Packet> frame;
+    ASSERT_FALSE(exchange.m_sent.empty());
+    EXPECT_EQ(sent.Decode(exchange.m_sent.data(), exchange.m_sent.size(), frame),
+              exchange.m_sent.size());
+    EXPECT_EQ(sent.ts, static_cast<uint64_t>(NanoSeconds(13).GetTimeStep()));
+    EXPECT_EQ(sent.tie >> 40, 0U); // node 0's
+    EXPECT_EQ(frame->GetSize(), 64U);
+    EXPECT_GE(exchange.m_windows, 2U);
 }

@@ -10,6 +10,9 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <utility>
+
 namespace ns3
 {
 
@@ -65,11 +68,7 @@ FabricSimulatorImpl::DoDispose()
             RemoveNext().impl->Unref();
         }
     }
-    for (const Held& h : m_held)
-    {
-        h.event->Unref();
-    }
-    m_held.clear();
+    m_outgoing.clear();
     m_buckets = nullptr;
     m_events = nullptr;
     if (s_running == this)
@@ -177,6 +176,19 @@ FabricSimulatorImpl::InsertBySource(const Scheduler::Event& ev)
     NS_ABORT_MSG_UNLESS(m_buckets,
                         "FabricSimulatorImpl::TieBreak=Source needs ns3::BucketScheduler as "
                         "--SchedulerType");
+    if (!m_partitionOf.empty())
+    {
+        CheckSamePartition(ev.key.m_context);
+        if (!IsLocal(ev.key.m_context))
+        {
+            // main() or a global event (they run in every process) scheduling for a node that
+            // another process runs: that process schedules it. Marked run for IsExpired.
+            --m_unscheduledEvents;
+            ev.impl->Cancel();
+            ev.impl->Unref();
+            return;
+        }
+    }
     m_buckets->Insert(ev, TakeTie(ev.key.m_context));
 }
 
@@ -205,13 +217,20 @@ FabricSimulatorImpl::NextTs() const
 uint32_t
 FabricSimulatorImpl::GetSystemId() const
 {
-    return 0; // one process
+    return m_exchange ? m_exchange->GetRank() : 0;
 }
 
 bool
 FabricSimulatorImpl::IsFinished() const
 {
-    return (IsEmpty() && m_held.empty()) || m_stop;
+    for (const std::vector<uint8_t>& bytes : m_outgoing)
+    {
+        if (!bytes.empty())
+        {
+            return m_stop;
+        }
+    }
+    return IsEmpty() || m_stop;
 }
 
 void
@@ -223,33 +242,32 @@ FabricSimulatorImpl::Run()
     {
         RunBefore(UINT64_MAX);
     }
-    while (m_lookahead != 0 && !m_stop)
+    else
     {
-        if (IsEmpty() || NextTs() >= m_windowEnd)
-        {
-            // The window [end - lookahead, end) is done: what other partitions sent in it is
-            // due at `end` or later. The next window starts at the next event's (an empty
-            // stretch is skipped).
-            DeliverHeld();
-            if (IsEmpty())
-            {
-                break;
-            }
-            m_windowEnd = (NextTs() / m_lookahead + 1) * m_lookahead;
-        }
-        RunBefore(m_windowEnd);
+        RunWindows();
     }
     // Stopped by running out of events: every event scheduled was run or removed.
     NS_ASSERT(m_stop || !IsEmpty() || m_unscheduledEvents == 0);
 }
 
 void
-FabricSimulatorImpl::SetLookahead(uint64_t lookahead)
+FabricSimulatorImpl::SetPartitions(uint64_t lookahead,
+                                   std::vector<uint32_t> partitionOf,
+                                   PartitionExchange* exchange)
 {
-    NS_ABORT_MSG_IF(lookahead != 0 && m_tieBreak != SOURCE,
-                    "FabricSimulatorImpl: partitions need TieBreak=Source");
+    NS_ABORT_MSG_IF(m_tieBreak != SOURCE, "FabricSimulatorImpl: partitions need TieBreak=Source");
+    NS_ABORT_MSG_IF(!m_buckets, "FabricSimulatorImpl: partitions need ns3::BucketScheduler");
+    uint32_t partitions = exchange ? exchange->GetSize() : 1;
+    for (uint32_t p : partitionOf)
+    {
+        NS_ABORT_MSG_IF(exchange && p >= exchange->GetSize(),
+                        "FabricSimulatorImpl: partition " << p << " of " << exchange->GetSize());
+        partitions = std::max(partitions, p + 1);
+    }
     m_lookahead = lookahead;
-    m_windowEnd = 0;
+    m_partitionOf = std::move(partitionOf);
+    m_exchange = exchange;
+    m_outgoing.assign(partitions, {});
 }
 
 uint64_t
@@ -259,15 +277,28 @@ FabricSimulatorImpl::GetLookahead() const
 }
 
 void
-FabricSimulatorImpl::ScheduleRemote(uint32_t context, uint64_t delay, EventImpl* event)
+FabricSimulatorImpl::SendRemote(RemoteFrame head, uint64_t delay, const Packet& frame)
 {
     NS_ABORT_MSG_IF(m_lookahead == 0,
-                    "FabricSimulatorImpl::ScheduleRemote: no lookahead set (one partition)");
+                    "FabricSimulatorImpl::SendRemote: no lookahead set (one partition)");
     NS_ABORT_MSG_IF(delay < m_lookahead,
-                    "FabricSimulatorImpl::ScheduleRemote: an event crosses partitions "
+                    "FabricSimulatorImpl::SendRemote: a frame crosses partitions "
                         << delay << " time steps ahead, under the lookahead " << m_lookahead);
-    m_held.push_back({m_currentTs + delay, context, TakeTie(context), event});
+    NS_ABORT_MSG_IF(head.node >= m_partitionOf.size(),
+                    "FabricSimulatorImpl::SendRemote: node " << head.node << " has no partition");
+    head.ts = m_currentTs + delay;
+    head.tie = TakeTie(head.node);
+    head.Encode(frame, m_outgoing[m_partitionOf[head.node]]);
     ++m_remoteEvents;
+}
+
+void
+FabricSimulatorImpl::SendAcross(const RemoteFrame& head, Time delay, const Packet& frame)
+{
+    NS_ABORT_MSG_UNLESS(s_running,
+                        "a link between partitions needs ns3::FabricSimulatorImpl as "
+                        "SimulatorImplementationType");
+    s_running->SendRemote(head, delay.GetTimeStep(), frame);
 }
 
 uint64_t
@@ -277,13 +308,78 @@ FabricSimulatorImpl::GetRemoteEventCount() const
 }
 
 void
+FabricSimulatorImpl::CheckSamePartition(uint32_t target) const
+{
+    // main() and global events run in every process; only node-to-node events must stay home.
+    const uint32_t source = m_currentContext;
+    if (source == Simulator::NO_CONTEXT || target == Simulator::NO_CONTEXT ||
+        source >= m_partitionOf.size() || target >= m_partitionOf.size())
+    {
+        return;
+    }
+    NS_ABORT_MSG_IF(m_partitionOf[source] != m_partitionOf[target],
+                    "FabricSimulatorImpl: node "
+                        << source << " (partition " << m_partitionOf[source]
+                        << ") scheduled an event on node " << target << " (partition "
+                        << m_partitionOf[target]
+                        << ") without a link between them: a split run cannot carry it");
+}
+
+void
+FabricSimulatorImpl::RunWindows()
+{
+    // Every process calls DeliverHeld and Agree once per window, in step.
+    while (true)
+    {
+        // The window [end - lookahead, end) is done: what other partitions sent in it is due
+        // at `end` or later. The next window starts at the next event's (an empty stretch is
+        // skipped).
+        DeliverHeld();
+        uint64_t next = NextTs();
+        bool running = !m_stop;
+        if (m_exchange)
+        {
+            m_exchange->Agree(next, running);
+        }
+        if (!running || next == UINT64_MAX)
+        {
+            return;
+        }
+        RunBefore((next / m_lookahead + 1) * m_lookahead);
+    }
+}
+
+void
 FabricSimulatorImpl::DeliverHeld()
 {
-    for (const Held& h : m_held)
+    auto insert = [this](const std::vector<uint8_t>& bytes) {
+        std::size_t at = 0;
+        while (at < bytes.size())
+        {
+            RemoteFrame head;
+            Ptr<Packet> frame;
+            at += head.Decode(bytes.data() + at, bytes.size() - at, frame);
+            NS_ABORT_MSG_UNLESS(IsLocal(head.node),
+                                "FabricSimulatorImpl: a frame for node "
+                                    << head.node << " arrived in another partition's process");
+            InsertRemote(head.ts, head.node, head.tie, head.MakeArrival(frame));
+        }
+    };
+    if (m_exchange)
     {
-        InsertRemote(h.ts, h.context, h.tie, h.event);
+        insert(m_exchange->Exchange(m_outgoing));
     }
-    m_held.clear();
+    else
+    {
+        for (const std::vector<uint8_t>& bytes : m_outgoing)
+        {
+            insert(bytes);
+        }
+    }
+    for (std::vector<uint8_t>& bytes : m_outgoing)
+    {
+        bytes.clear();
+    }
 }
 
 void
@@ -329,8 +425,10 @@ EventId
 FabricSimulatorImpl::InsertAt(uint64_t ts, uint32_t context, EventImpl* event)
 {
     const Scheduler::Event ev = NewEvent(ts, context, event);
+    // The id first: Insert may drop the event (a node of another process).
+    EventId id(event, ev.key.m_ts, ev.key.m_context, ev.key.m_uid);
     Insert(ev);
-    return EventId(event, ev.key.m_ts, ev.key.m_context, ev.key.m_uid);
+    return id;
 }
 
 EventId

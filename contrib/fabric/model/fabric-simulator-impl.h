@@ -7,6 +7,8 @@
 
 #include "ns3/bucket-scheduler.h"
 #include "ns3/event-id.h"
+#include "ns3/partition-exchange.h"
+#include "ns3/remote-frame.h"
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
 
@@ -125,17 +127,36 @@ class FabricSimulatorImpl final : public SimulatorImpl
     void InsertRemote(uint64_t ts, uint32_t context, uint64_t tie, EventImpl* event);
 
     /**
-     * Emulate a run split into partitions in this process: from now on Run() advances in
-     * windows of `lookahead` time steps and events scheduled with ScheduleRemote wait for the
-     * end of their window, as a rank receives them (TieBreak=Source; 0 turns windows off).
+     * Split the run into partitions: from now on Run() advances in windows of `lookahead` time
+     * steps (TieBreak=Source; 0 turns windows off), and frames sent with SendRemote reach their
+     * node at the end of their window, as bytes. `partitionOf` is each node's partition (by
+     * context): from then on an event a node schedules for a node of another partition other
+     * than with SendRemote aborts, since across processes it would have nowhere to go.
+     *
+     * Without an exchange every partition runs in this process (an emulation of the split
+     * run, which tests it without MPI); with one, this process runs only its own partition's
+     * nodes (events main() or global events schedule for other nodes are dropped) and swaps
+     * frames with the others through `exchange` (not owned; it must outlive the run).
      */
-    void SetLookahead(uint64_t lookahead);
+    void SetPartitions(uint64_t lookahead,
+                       std::vector<uint32_t> partitionOf,
+                       PartitionExchange* exchange = nullptr);
     uint64_t GetLookahead() const;
-    /// Schedule an event for a node of another partition: `delay` (time steps) must be at least
-    /// the lookahead. Aborts otherwise, or when no lookahead is set.
-    void ScheduleRemote(uint32_t context, uint64_t delay, EventImpl* event);
-    /// Events that crossed between partitions so far.
+    /// Send a frame to a node of another partition: `delay` (time steps) must be at least the
+    /// lookahead. `head` names the node, device, kind and meta; SendRemote fills in the rest.
+    void SendRemote(RemoteFrame head, uint64_t delay, const Packet& frame);
+    /// SendRemote on the running FabricSimulatorImpl, for a channel between partitions
+    /// (aborts when the simulation runs on another implementation).
+    static void SendAcross(const RemoteFrame& head, Time delay, const Packet& frame);
+    /// Frames this process sent to other partitions so far.
     uint64_t GetRemoteEventCount() const;
+
+    /// Whether a node's events run in this process (always, unless an exchange is set).
+    bool IsLocal(uint32_t context) const
+    {
+        return !m_exchange || context >= m_partitionOf.size() ||
+               m_partitionOf[context] == m_exchange->GetRank();
+    }
 
     /** @} */
 
@@ -214,22 +235,19 @@ class FabricSimulatorImpl final : public SimulatorImpl
     std::vector<uint64_t> m_scheduledFor;
     uint64_t m_globalScheduled{0}; //!< Source: global events main() or global events scheduled
 
-    /// An event for another partition, held until the end of its window.
-    struct Held
-    {
-        uint64_t ts;
-        uint32_t context;
-        uint64_t tie;
-        EventImpl* event;
-    };
-
-    /// Insert the held events (the end of a window).
+    /// Swap the window's frames with the other partitions and insert those for this one.
     void DeliverHeld();
+    /// Abort when the running node schedules for `target` in another partition.
+    void CheckSamePartition(uint32_t target) const;
+    /// Run in windows of m_lookahead.
+    void RunWindows();
 
     uint64_t m_lookahead{0}; //!< 0: one partition
-    uint64_t m_windowEnd{0};
-    std::vector<Held> m_held;
+    /// The frames of this window, encoded, by target partition.
+    std::vector<std::vector<uint8_t>> m_outgoing;
     uint64_t m_remoteEvents{0};
+    PartitionExchange* m_exchange{nullptr};
+    std::vector<uint32_t> m_partitionOf; //!< by context; empty: not checked
 };
 
 } // namespace ns3

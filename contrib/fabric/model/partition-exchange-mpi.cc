@@ -1,0 +1,167 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * PartitionExchange over MPI (the MPI build, ./ns3 configure --enable-mpi): one partition per
+ * rank of MPI_COMM_WORLD.
+ */
+#include "partition-exchange.h"
+
+#include "ns3/abort.h"
+
+#include <mpi.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+class MpiPartitionExchange final : public PartitionExchange
+{
+  public:
+    MpiPartitionExchange(int rank, int size, bool finalize)
+        : m_rank(rank),
+          m_size(size),
+          m_finalize(finalize)
+    {
+    }
+
+    ~MpiPartitionExchange() override
+    {
+        if (m_finalize)
+        {
+            MPI_Finalize();
+        }
+    }
+
+    uint32_t GetRank() const override
+    {
+        return static_cast<uint32_t>(m_rank);
+    }
+
+    uint32_t GetSize() const override
+    {
+        return static_cast<uint32_t>(m_size);
+    }
+
+    std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) override
+    {
+        NS_ABORT_MSG_UNLESS(out.size() == static_cast<std::size_t>(m_size),
+                            "MpiPartitionExchange: " << out.size() << " outboxes for " << m_size
+                                                     << " ranks");
+        std::vector<int> sendCounts(m_size);
+        std::vector<int> sendOffsets(m_size);
+        std::vector<uint8_t> send;
+        for (int r = 0; r < m_size; ++r)
+        {
+            NS_ABORT_MSG_IF(out[r].size() > (1u << 30),
+                            "MpiPartitionExchange: a window of " << out[r].size() << " bytes");
+            sendOffsets[r] = static_cast<int>(send.size());
+            sendCounts[r] = static_cast<int>(out[r].size());
+            send.insert(send.end(), out[r].begin(), out[r].end());
+        }
+        std::vector<int> recvCounts(m_size);
+        MPI_Alltoall(sendCounts.data(), 1, MPI_INT, recvCounts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+        std::vector<int> recvOffsets(m_size);
+        int total = 0;
+        for (int r = 0; r < m_size; ++r)
+        {
+            recvOffsets[r] = total;
+            total += recvCounts[r];
+        }
+        std::vector<uint8_t> in(total);
+        MPI_Alltoallv(send.data(),
+                      sendCounts.data(),
+                      sendOffsets.data(),
+                      MPI_BYTE,
+                      in.data(),
+                      recvCounts.data(),
+                      recvOffsets.data(),
+                      MPI_BYTE,
+                      MPI_COMM_WORLD);
+        return in;
+    }
+
+    void Agree(uint64_t& nextTs, bool& running) override
+    {
+        // One reduction: the earliest next event, and whether every rank still runs.
+        uint64_t mine[2] = {nextTs, running ? 1u : 0u};
+        uint64_t all[2];
+        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+        nextTs = all[0];
+        running = all[1] == 1;
+    }
+
+    std::vector<std::string> Gather(const std::string& text) override
+    {
+        const int length = static_cast<int>(text.size());
+        std::vector<int> lengths(m_size);
+        MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+        std::vector<int> offsets(m_size);
+        int total = 0;
+        for (int r = 0; r < m_size; ++r)
+        {
+            offsets[r] = total;
+            total += lengths[r];
+        }
+        std::vector<char> all(m_rank == 0 ? total : 0);
+        MPI_Gatherv(text.data(),
+                    length,
+                    MPI_CHAR,
+                    all.data(),
+                    lengths.data(),
+                    offsets.data(),
+                    MPI_CHAR,
+                    0,
+                    MPI_COMM_WORLD);
+        std::vector<std::string> texts;
+        if (m_rank == 0)
+        {
+            for (int r = 0; r < m_size; ++r)
+            {
+                texts.emplace_back(all.data() + offsets[r], lengths[r]);
+            }
+        }
+        return texts;
+    }
+
+    uint64_t Max(uint64_t value) override
+    {
+        uint64_t all = 0;
+        MPI_Allreduce(&value, &all, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        return all;
+    }
+
+  private:
+    int m_rank;
+    int m_size;
+    bool m_finalize; //!< this exchange initialised MPI
+};
+
+} // namespace
+
+std::unique_ptr<PartitionExchange>
+PartitionExchange::FromLauncher(int* argc, char*** argv)
+{
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised)
+    {
+        MPI_Init(argc, argv);
+    }
+    int rank = 0;
+    int size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size == 1)
+    {
+        if (!initialised)
+        {
+            MPI_Finalize();
+        }
+        return nullptr;
+    }
+    return std::make_unique<MpiPartitionExchange>(rank, size, !initialised);
+}
+
+} // namespace ns3

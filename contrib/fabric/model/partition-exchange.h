@@ -1,0 +1,58 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef PARTITION_EXCHANGE_H
+#define PARTITION_EXCHANGE_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup fabric
+ * \brief How the processes of a split run (docs/distributed.md) pass each other the frames of
+ * a window and agree on the next one: MPI in the MPI build (MpiPartitionExchange). Every
+ * process calls both functions once per window, in the same order.
+ */
+class PartitionExchange
+{
+  public:
+    virtual ~PartitionExchange() = default;
+
+    /// This process's partition (its MPI rank).
+    virtual uint32_t GetRank() const = 0;
+    /// The number of partitions (processes).
+    virtual uint32_t GetSize() const = 0;
+
+    /// Send `out[r]` to partition r (`out` has GetSize() entries; this one's own is empty);
+    /// returns what the others sent this one, concatenated in partition order.
+    virtual std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) = 0;
+
+    /**
+     * Agree on the next window: `nextTs` becomes the earliest next event of any partition
+     * (UINT64_MAX: none left) and `running` false when any partition stopped.
+     */
+    virtual void Agree(uint64_t& nextTs, bool& running) = 0;
+
+    /// Every partition's `text`, in partition order, on partition 0 (empty elsewhere).
+    virtual std::vector<std::string> Gather(const std::string& text) = 0;
+
+    /// The largest `value` of any partition, on every partition.
+    virtual uint64_t Max(uint64_t value) = 0;
+
+    /**
+     * The exchange of a program that a launcher (mpirun, srun) started as several processes,
+     * or nullptr when it runs as one. In the MPI build (./ns3 configure --enable-mpi) this
+     * initialises MPI (finalised when the exchange is destroyed); a build without MPI that
+     * finds itself started as several processes exits with status 2 and says how to build one.
+     */
+    static std::unique_ptr<PartitionExchange> FromLauncher(int* argc, char*** argv);
+};
+
+} // namespace ns3
+
+#endif /* PARTITION_EXCHANGE_H */
