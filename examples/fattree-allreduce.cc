@@ -86,7 +86,16 @@ main(int argc, char* argv[])
                              "an even number from 2 to " + std::to_string(FatTreeBuilder::MAX_K)));
     }
 
+    PartitionExchange* processes = fabricOpts.GetExchange(); // under mpirun: the MPI ranks
+    if (processes && sizes.size() > 1)
+    {
+        opts.Fail(InputError("--size=" + sizeText + " is a sweep, and a run split across " +
+                                 std::to_string(processes->GetSize()) +
+                                 " processes runs one all-reduce",
+                             "one --size per run under mpirun"));
+    }
     RunOutput out(opts.GetOutDir());
+    out.SetExchange(processes);
     FabricTopology topology = FatTreeBuilder(k)
                                   .SetHostLinkRate(linkRate.GetBitRate())
                                   .SetFabricLinkRate(linkRate.GetBitRate())
@@ -95,7 +104,7 @@ main(int argc, char* argv[])
     fabricOpts.Partition(topology);
     fabricOpts.Configure(opts, topology);
     AllReduceExperiment exp(topology, opts.GetSeed(), fabric);
-    exp.SetProgress(true);
+    exp.SetProgress(!processes || processes->GetRank() == 0);
     fabricOpts.Install(opts, exp.GetFabricInstance(), out);
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",

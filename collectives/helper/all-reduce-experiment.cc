@@ -4,6 +4,7 @@
 #include "all-reduce-experiment.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/simulator.h"
 
@@ -68,6 +69,13 @@ AllReduceExperiment::Run(const std::vector<uint64_t>& sizes, Time stop)
     if (progress)
     {
         progress->Stop();
+    }
+    if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
+    {
+        if (PartitionExchange* exchange = impl->GetExchange())
+        {
+            m_runner->MergeAcross(*exchange);
+        }
     }
 }
 

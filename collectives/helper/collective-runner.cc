@@ -4,6 +4,7 @@
 #include "collective-runner.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -44,28 +45,57 @@ CollectiveRunner::StartNext()
                          Simulator::Now(),
                          Time(0)});
     m_ranksDone = 0;
+    m_localApps = 0;
+    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
     for (auto& app : m_apps)
     {
-        app->StartAllReduce(bytes, m_next, MakeCallback(&CollectiveRunner::RankDone, this));
+        // In a split run (docs/distributed.md) each process starts and counts its own ranks.
+        if (!impl || impl->IsLocal(app->GetNode()->GetId()))
+        {
+            ++m_localApps;
+            app->StartAllReduce(bytes, m_next, MakeCallback(&CollectiveRunner::RankDone, this));
+        }
     }
+    if (m_localApps == 0)
+    {
+        Finish();
+    }
+}
+
+void
+CollectiveRunner::Finish()
+{
+    m_results.back().end = Simulator::Now();
+    ++m_next;
+    StartNext();
 }
 
 void
 CollectiveRunner::RankDone(uint32_t /*rank*/, uint32_t op)
 {
     NS_ASSERT(op == m_next);
-    if (++m_ranksDone == m_apps.size())
+    if (++m_ranksDone == m_localApps)
     {
-        m_results.back().end = Simulator::Now();
-        ++m_next;
-        StartNext();
+        NS_ABORT_MSG_IF(m_localApps != m_apps.size() && m_next + 1 < m_sizes.size(),
+                        "CollectiveRunner: a sweep of sizes needs every rank in one process");
+        Finish();
     }
+}
+
+void
+CollectiveRunner::MergeAcross(PartitionExchange& exchange)
+{
+    for (CollectiveResult& r : m_results)
+    {
+        r.end = TimeStep(static_cast<int64_t>(exchange.Max(r.end.GetTimeStep())));
+    }
+    m_unfinishedElsewhere = exchange.Max(IsFinished() ? 0 : 1) != 0;
 }
 
 bool
 CollectiveRunner::IsFinished() const
 {
-    return m_next >= m_sizes.size() && !m_sizes.empty();
+    return m_next >= m_sizes.size() && !m_sizes.empty() && !m_unfinishedElsewhere;
 }
 
 const std::vector<CollectiveResult>&

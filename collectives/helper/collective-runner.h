@@ -6,6 +6,7 @@
 
 #include "ns3/collective-app.h"
 #include "ns3/nstime.h"
+#include "ns3/partition-exchange.h"
 
 #include <string>
 #include <vector>
@@ -39,18 +40,28 @@ class CollectiveRunner
     void ScheduleAllReduceSweep(const std::vector<uint64_t>& sizes, Time start);
     bool IsFinished() const;
     const std::vector<CollectiveResult>& GetResults() const;
-    /// Called once when the whole sequence has finished.
+    /// Called once when the whole sequence has finished (in a split run: this process's ranks).
     void SetFinishedCallback(Callback<void> cb);
+    /**
+     * After a split run (docs/distributed.md), where each process starts and times only its
+     * own ranks: every collective's end becomes the last of any process's, and IsFinished
+     * true only when every process finished. Every process calls it.
+     */
+    void MergeAcross(PartitionExchange& exchange);
 
   private:
     void StartNext();
     void RankDone(uint32_t rank, uint32_t op);
+    /// This process's ranks finished the current collective.
+    void Finish();
 
     std::vector<Ptr<CollectiveApp>> m_apps;
     std::vector<uint64_t> m_sizes;
     std::vector<CollectiveResult> m_results;
     uint32_t m_next{0};
     uint32_t m_ranksDone{0};
+    uint32_t m_localApps{0};           //!< ranks this process runs
+    bool m_unfinishedElsewhere{false}; //!< MergeAcross: another process did not finish
     Callback<void> m_finished;
 };
 

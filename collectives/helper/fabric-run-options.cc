@@ -19,6 +19,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ns3
 {
@@ -91,6 +92,29 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     }
     m_fabric = opts.GetFabric();
     m_fabrics = opts.GetFabrics();
+    if (m_partitionsAllowed)
+    {
+        // Started by mpirun or srun as several processes (the MPI build): one partition each.
+        m_exchange = PartitionExchange::FromLauncher(nullptr, nullptr);
+    }
+    if (m_exchange)
+    {
+        const uint32_t ranks = m_exchange->GetSize();
+        if (m_partitions != 0 && m_partitions != ranks)
+        {
+            opts.Fail(InputError("--partitions=" + std::to_string(m_partitions) + " in a run of " +
+                                     std::to_string(ranks) + " MPI processes",
+                                 "no --partitions under mpirun (one partition per process)"));
+        }
+        m_partitions = ranks;
+        if (m_exchange->GetRank() != 0)
+        {
+            // The program's report is partition 0's (it prints the merged figures).
+            NS_ABORT_MSG_UNLESS(std::freopen("/dev/null", "w", stdout),
+                                "cannot silence the standard output of MPI rank "
+                                    << m_exchange->GetRank());
+        }
+    }
     if (m_partitions > 0)
     {
         if (m_fabrics.size() != 1 || m_fabric == "tcp")
@@ -183,17 +207,21 @@ FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& to
 void
 FabricRunOptions::SetLookahead(const ProgramOptions& opts)
 {
-    // The lookahead is the shortest cable between two partitions: a frame sent at t arrives at
-    // t + its serialisation + that delay at the earliest.
+    // The windows are the shortest cable of the fabric: a frame sent at t arrives at t + its
+    // serialisation + at least that delay, so a cable between partitions is never shorter. The
+    // shortest cable of all, not only of those between partitions, so that the windows (where
+    // a split run stops, Stop) are the same however the fabric is split.
     uint64_t lookahead = UINT64_MAX;
+    bool zeroBetween = false;
     for (auto c = ChannelList::Begin(); c != ChannelList::End(); ++c)
     {
         Ptr<Channel> ch = *c;
-        if (ch->GetNDevices() != 2 || ch->GetDevice(0)->GetNode()->GetSystemId() ==
-                                          ch->GetDevice(1)->GetNode()->GetSystemId())
+        if (ch->GetNDevices() != 2)
         {
             continue;
         }
+        const bool between = ch->GetDevice(0)->GetNode()->GetSystemId() !=
+                             ch->GetDevice(1)->GetNode()->GetSystemId();
         Time delay;
         if (Ptr<RoceChannel> roce = DynamicCast<RoceChannel>(ch))
         {
@@ -205,12 +233,18 @@ FabricRunOptions::SetLookahead(const ProgramOptions& opts)
         }
         else
         {
-            NS_ABORT_MSG("--partitions: a " << ch->GetInstanceTypeId().GetName()
-                                            << " joins two partitions");
+            NS_ABORT_MSG_IF(between,
+                            "--partitions: a " << ch->GetInstanceTypeId().GetName()
+                                               << " joins two partitions");
+            continue;
         }
-        lookahead = std::min<uint64_t>(lookahead, delay.GetTimeStep());
+        zeroBetween = zeroBetween || (between && delay.IsZero());
+        if (delay.IsStrictlyPositive())
+        {
+            lookahead = std::min<uint64_t>(lookahead, delay.GetTimeStep());
+        }
     }
-    if (lookahead == 0)
+    if (zeroBetween || lookahead == UINT64_MAX)
     {
         opts.Fail(InputError("a link between two partitions has no delay, so no lookahead",
                              "--linkDelay above 0 with --partitions"));
@@ -223,8 +257,13 @@ FabricRunOptions::SetLookahead(const ProgramOptions& opts)
     {
         partitionOf[i] = NodeList::GetNode(i)->GetSystemId();
     }
-    // No link between partitions (one partition): nothing is ever held.
-    impl->SetPartitions(lookahead == UINT64_MAX ? 0 : lookahead, std::move(partitionOf));
+    impl->SetPartitions(lookahead, std::move(partitionOf), m_exchange.get());
+}
+
+PartitionExchange*
+FabricRunOptions::GetExchange() const
+{
+    return m_exchange.get();
 }
 
 void
@@ -301,7 +340,7 @@ FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, con
         const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
         j["partitions"] = {
             {"count", m_partitions},
-            {"emulated", true},
+            {"emulated", !m_exchange},
             {"lookahead_ns", impl ? TimeStep(impl->GetLookahead()).GetNanoSeconds() : 0},
             {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
     }

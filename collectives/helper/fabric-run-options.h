@@ -10,6 +10,7 @@
 #include "ns3/ib-fabric-options.h"
 #include "ns3/ib-fabric-report.h"
 #include "ns3/nstime.h"
+#include "ns3/partition-exchange.h"
 #include "ns3/pfc-monitor.h"
 #include "ns3/program-options.h"
 #include "ns3/rdma-cc-helper.h"
@@ -87,6 +88,8 @@ class FabricRunOptions
 
     /// --pcap and the observers, after the fabric is built and before it runs.
     void Install(const ProgramOptions& opts, const FabricInstance& fabric, const RunOutput& out);
+    /// The MPI processes of this run, or nullptr when it runs as one.
+    PartitionExchange* GetExchange() const;
     /// Stop the observers when the run is over.
     void Finish();
     /**
@@ -110,6 +113,8 @@ class FabricRunOptions
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
     uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
+    /// The MPI processes of a run that mpirun or srun started as several (else nullptr).
+    std::unique_ptr<PartitionExchange> m_exchange;
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

@@ -339,7 +339,7 @@ class FakeExchange : public PartitionExchange
         return std::exchange(m_incoming, {});
     }
 
-    void Agree(uint64_t& /* nextTs */, bool& /* running */) override
+    void Agree(Window& /* w */) override
     {
     }
 
@@ -415,4 +415,33 @@ TEST(FabricPartitions, AProcessRunsItsOwnNodesAndSwapsFramesAtWindowEnds)
     EXPECT_EQ(sent.tie >> 40, 0U); // node 0's
     EXPECT_EQ(frame->GetSize(), 64U);
     EXPECT_GE(exchange.m_windows, 2U);
+}
+
+TEST(FabricPartitions, ANodesStopEndsTheRunAtItsWindowsEndAGlobalStopAtOnce)
+{
+    for (bool global : {false, true})
+    {
+        UseTieBreak use(FabricSimulatorImpl::SOURCE);
+        Simulator::Now(); // the simulator exists from here
+        FabricSimulatorImpl::Running()->SetPartitions(NanoSeconds(10).GetTimeStep(), {0, 0});
+        std::vector<int64_t> ran;
+        auto record = [&ran] { ran.push_back(Simulator::Now().GetNanoSeconds()); };
+        if (global)
+        {
+            Simulator::Stop(NanoSeconds(3));
+        }
+        else
+        {
+            // Windows [0, 10), [10, 20): the other partitions may still run until 10 ns.
+            Simulator::ScheduleWithContext(0, NanoSeconds(3), [] { Simulator::Stop(); });
+        }
+        for (int64_t ns : {2, 7, 12})
+        {
+            Simulator::ScheduleWithContext(1, NanoSeconds(ns), record);
+        }
+        Simulator::Run();
+        const std::vector<int64_t> expected =
+            global ? std::vector<int64_t>{2} : std::vector<int64_t>{2, 7};
+        EXPECT_EQ(ran, expected) << global;
+    }
 }

@@ -8,6 +8,7 @@
 #include "csv-writer.h"
 
 #include "ns3/nstime.h"
+#include "ns3/partition-exchange.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,15 @@ class RunOutput
      * \throw InputError if it cannot be created or is not a directory
      */
     explicit RunOutput(const std::string& dir);
+
+    /**
+     * \brief Make this the output of one process of a split run (docs/distributed.md): partition
+     * 0 keeps the folder and writes the summary merged from every process's (SummaryMerge); the
+     * others write their files into <dir>/rank-<r>/ and no summary of their own. Call before
+     * opening files; every process calls WriteSummary().
+     * \param exchange the run's processes (nullptr: one process, nothing changes); not owned
+     */
+    void SetExchange(PartitionExchange* exchange);
 
     /** \return the output directory */
     const std::string& GetDir() const;
@@ -109,8 +119,12 @@ class RunOutput
     static double PeakRssMiB();
 
   private:
-    std::string m_dir;     //!< Output directory.
-    nlohmann::json m_json; //!< The summary.
+    /// WriteSummary in a split run (SetExchange).
+    void WriteMergedSummary();
+
+    std::string m_dir;                      //!< Output directory.
+    PartitionExchange* m_exchange{nullptr}; //!< SetExchange
+    nlohmann::json m_json;                  //!< The summary.
 };
 
 } // namespace ns3

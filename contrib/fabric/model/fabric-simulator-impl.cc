@@ -238,6 +238,7 @@ FabricSimulatorImpl::Run()
 {
     NS_LOG_FUNCTION(this);
     m_stop = false;
+    m_stopAsked = false;
     if (m_lookahead == 0)
     {
         RunBefore(UINT64_MAX);
@@ -302,6 +303,18 @@ FabricSimulatorImpl::SendAcross(const RemoteFrame& head, Time delay, const Packe
 }
 
 uint64_t
+FabricSimulatorImpl::GetGlobalEventCount() const
+{
+    return m_globalEventCount;
+}
+
+PartitionExchange*
+FabricSimulatorImpl::GetExchange() const
+{
+    return m_exchange;
+}
+
+uint64_t
 FabricSimulatorImpl::GetRemoteEventCount() const
 {
     return m_remoteEvents;
@@ -335,17 +348,21 @@ FabricSimulatorImpl::RunWindows()
         // at `end` or later. The next window starts at the next event's (an empty stretch is
         // skipped).
         DeliverHeld();
-        uint64_t next = NextTs();
-        bool running = !m_stop;
+        PartitionExchange::Window w{NextTs(), m_stop, m_stopAsked};
         if (m_exchange)
         {
-            m_exchange->Agree(next, running);
+            m_exchange->Agree(w);
         }
-        if (!running || next == UINT64_MAX)
+        if (w.stopped || w.allAskedToStop)
         {
+            m_stop = true;
             return;
         }
-        RunBefore((next / m_lookahead + 1) * m_lookahead);
+        if (w.nextTs == UINT64_MAX)
+        {
+            return; // no events left in any partition
+        }
+        RunBefore((w.nextTs / m_lookahead + 1) * m_lookahead);
     }
 }
 
@@ -395,6 +412,7 @@ FabricSimulatorImpl::RunBefore(uint64_t limit)
         NS_ASSERT(next.key.m_ts >= m_currentTs);
         --m_unscheduledEvents;
         ++m_eventCount;
+        m_globalEventCount += next.key.m_context == Simulator::NO_CONTEXT;
         m_currentTs = next.key.m_ts;
         m_currentContext = next.key.m_context;
         m_currentUid = next.key.m_uid;
@@ -412,6 +430,14 @@ FabricSimulatorImpl::RunBefore(uint64_t limit)
 void
 FabricSimulatorImpl::Stop()
 {
+    if (m_lookahead != 0 && m_currentContext != Simulator::NO_CONTEXT)
+    {
+        // A node's Stop in a split run: only its partition knows, so the run goes on to the
+        // end of the window, and ends there once every partition has asked (RunWindows). A
+        // global event's Stop runs in every partition at the same time: it stops at once.
+        m_stopAsked = true;
+        return;
+    }
     m_stop = true;
 }
 

@@ -133,6 +133,9 @@ class FabricSimulatorImpl final : public SimulatorImpl
      * context): from then on an event a node schedules for a node of another partition other
      * than with SendRemote aborts, since across processes it would have nowhere to go.
      *
+     * A node's Stop() (rather than a global event's) then ends the run at the end of its window
+     * once every partition has called it, so that 1 and N partitions stop at the same time.
+     *
      * Without an exchange every partition runs in this process (an emulation of the split
      * run, which tests it without MPI); with one, this process runs only its own partition's
      * nodes (events main() or global events schedule for other nodes are dropped) and swaps
@@ -148,6 +151,11 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// SendRemote on the running FabricSimulatorImpl, for a channel between partitions
     /// (aborts when the simulation runs on another implementation).
     static void SendAcross(const RemoteFrame& head, Time delay, const Packet& frame);
+    /// The exchange of SetPartitions (nullptr: one process).
+    PartitionExchange* GetExchange() const;
+    /// Events run without a node context (main()'s and global ones; in a split run every
+    /// process runs them).
+    uint64_t GetGlobalEventCount() const;
     /// Frames this process sent to other partitions so far.
     uint64_t GetRemoteEventCount() const;
 
@@ -228,6 +236,9 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Events in the list, for the consistency check at the end of Run.
     uint64_t m_unscheduledEvents{0};
     uint64_t m_eventCount{0};
+    uint64_t m_globalEventCount{0};
+    /// A node called Stop() in a split run (see Stop).
+    bool m_stopAsked{false};
 
     TieBreak m_tieBreak{INSERTION};
     std::vector<uint64_t> m_scheduledBy; //!< Source: events each context scheduled, by context

@@ -82,14 +82,16 @@ class MpiPartitionExchange final : public PartitionExchange
         return in;
     }
 
-    void Agree(uint64_t& nextTs, bool& running) override
+    void Agree(Window& w) override
     {
-        // One reduction: the earliest next event, and whether every rank still runs.
-        uint64_t mine[2] = {nextTs, running ? 1u : 0u};
-        uint64_t all[2];
-        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-        nextTs = all[0];
-        running = all[1] == 1;
+        // One reduction, all minima: the earliest next event, whether every rank still runs,
+        // whether every rank asked to stop.
+        uint64_t mine[3] = {w.nextTs, w.stopped ? 0u : 1u, w.allAskedToStop ? 1u : 0u};
+        uint64_t all[3];
+        MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+        w.nextTs = all[0];
+        w.stopped = all[1] == 0;
+        w.allAskedToStop = all[2] == 1;
     }
 
     std::vector<std::string> Gather(const std::string& text) override

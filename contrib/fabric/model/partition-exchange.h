@@ -32,11 +32,16 @@ class PartitionExchange
     /// returns what the others sent this one, concatenated in partition order.
     virtual std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) = 0;
 
-    /**
-     * Agree on the next window: `nextTs` becomes the earliest next event of any partition
-     * (UINT64_MAX: none left) and `running` false when any partition stopped.
-     */
-    virtual void Agree(uint64_t& nextTs, bool& running) = 0;
+    /// What a partition knows at the end of a window, and what they agree on.
+    struct Window
+    {
+        uint64_t nextTs;     //!< its next event (UINT64_MAX: none); agreed: the earliest
+        bool stopped;        //!< it stopped (a global Stop); agreed: any did
+        bool allAskedToStop; //!< a node of it called Stop(); agreed: every partition did
+    };
+
+    /// Agree on the next window (see Window).
+    virtual void Agree(Window& w) = 0;
 
     /// Every partition's `text`, in partition order, on partition 0 (empty elsewhere).
     virtual std::vector<std::string> Gather(const std::string& text) = 0;
