@@ -39,6 +39,13 @@ AllReduceExperiment::SetProgress(bool show)
 void
 AllReduceExperiment::StopSimulation()
 {
+    // In a split run this process's ranks are done, maybe in a global event (a process with
+    // no ranks): the run ends when every process is.
+    if (FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
+    {
+        impl->AskToStop();
+        return;
+    }
     Simulator::Stop();
 }
 

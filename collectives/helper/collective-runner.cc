@@ -53,7 +53,15 @@ CollectiveRunner::StartNext()
         if (!impl || impl->IsLocal(app->GetNode()->GetId()))
         {
             ++m_localApps;
-            app->StartAllReduce(bytes, m_next, MakeCallback(&CollectiveRunner::RankDone, this));
+            // In the rank's node, as ns-3 starts applications: what it schedules is its
+            // node's, not a global event every process of a split run would run.
+            Simulator::ScheduleWithContext(app->GetNode()->GetId(),
+                                           Time(0),
+                                           &CollectiveApp::StartAllReduce,
+                                           app,
+                                           bytes,
+                                           m_next,
+                                           MakeCallback(&CollectiveRunner::RankDone, this));
         }
     }
     if (m_localApps == 0)

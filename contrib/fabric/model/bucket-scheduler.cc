@@ -211,6 +211,14 @@ BucketScheduler::PeekNext() const
     return NextIsInBucket(b) ? m_nodes[m_buckets[b].first].ev : m_overflowMin.ev;
 }
 
+uint64_t
+BucketScheduler::PeekNextTie() const
+{
+    NS_ASSERT(!IsEmpty());
+    const int64_t b = FirstBucket();
+    return NextIsInBucket(b) ? m_nodes[m_buckets[b].first].tie : m_overflowMin.tie;
+}
+
 void
 BucketScheduler::Unlink(uint64_t index, uint32_t prev, uint32_t n)
 {

@@ -52,6 +52,8 @@ class BucketScheduler : public Scheduler
     void Insert(const Event& ev, uint64_t tie);
     bool IsEmpty() const override;
     Event PeekNext() const override;
+    /// The tie of PeekNext()'s event.
+    uint64_t PeekNextTie() const;
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 

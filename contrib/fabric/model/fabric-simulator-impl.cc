@@ -269,6 +269,35 @@ FabricSimulatorImpl::SetPartitions(uint64_t lookahead,
     m_partitionOf = std::move(partitionOf);
     m_exchange = exchange;
     m_outgoing.assign(partitions, {});
+    if (exchange)
+    {
+        DropOtherProcessesEvents();
+    }
+}
+
+void
+FabricSimulatorImpl::DropOtherProcessesEvents()
+{
+    // Scheduled while the fabric was built (ns-3 initialises every node it creates with an
+    // event in its context): the other processes run their own nodes'.
+    std::vector<std::pair<Scheduler::Event, uint64_t>> kept;
+    while (!m_buckets->IsEmpty())
+    {
+        const uint64_t tie = m_buckets->PeekNextTie();
+        const Scheduler::Event ev = m_buckets->RemoveNext();
+        if (IsLocal(ev.key.m_context))
+        {
+            kept.emplace_back(ev, tie);
+            continue;
+        }
+        --m_unscheduledEvents;
+        ev.impl->Cancel();
+        ev.impl->Unref();
+    }
+    for (const auto& [ev, tie] : kept)
+    {
+        m_buckets->Insert(ev, tie);
+    }
 }
 
 uint64_t
@@ -432,13 +461,25 @@ FabricSimulatorImpl::Stop()
 {
     if (m_lookahead != 0 && m_currentContext != Simulator::NO_CONTEXT)
     {
-        // A node's Stop in a split run: only its partition knows, so the run goes on to the
-        // end of the window, and ends there once every partition has asked (RunWindows). A
-        // global event's Stop runs in every partition at the same time: it stops at once.
-        m_stopAsked = true;
+        // A node's Stop in a split run: only its partition knows. A global event's Stop runs
+        // in every partition at the same time: it stops at once.
+        AskToStop();
         return;
     }
     m_stop = true;
+}
+
+void
+FabricSimulatorImpl::AskToStop()
+{
+    if (m_lookahead == 0)
+    {
+        m_stop = true;
+        return;
+    }
+    // The run goes on to the end of the window, and ends there once every partition has asked
+    // (RunWindows).
+    m_stopAsked = true;
 }
 
 void

@@ -151,6 +151,9 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// SendRemote on the running FabricSimulatorImpl, for a channel between partitions
     /// (aborts when the simulation runs on another implementation).
     static void SendAcross(const RemoteFrame& head, Time delay, const Packet& frame);
+    /// This partition is done: a node's Stop() (see SetPartitions), whatever the context; in
+    /// a run that is not split, Stop().
+    void AskToStop();
     /// The exchange of SetPartitions (nullptr: one process).
     PartitionExchange* GetExchange() const;
     /// Events run without a node context (main()'s and global ones; in a split run every
@@ -250,6 +253,8 @@ class FabricSimulatorImpl final : public SimulatorImpl
     void DeliverHeld();
     /// Abort when the running node schedules for `target` in another partition.
     void CheckSamePartition(uint32_t target) const;
+    /// Remove the pending events of nodes other processes run (SetPartitions).
+    void DropOtherProcessesEvents();
     /// Run in windows of m_lookahead.
     void RunWindows();
 
