@@ -55,11 +55,8 @@ class PacketArrival : public PooledEvent<PacketArrival>
 void
 ReceiveRemote(uint32_t node, uint32_t device, uint64_t meta, Ptr<Packet> p)
 {
-    Ptr<IbNetDevice> dev = DynamicCast<IbNetDevice>(RemoteFrame::FindDevice(node, device));
-    NS_ABORT_MSG_UNLESS(dev,
-                        "an InfiniBand packet for node " << node << " device " << device
-                                                         << ", which is not an IbNetDevice");
-    dev->Receive(p, TimeStep(static_cast<int64_t>(meta >> 1)), (meta & 1) != 0);
+    RemoteFrame::FindDevice<IbNetDevice>(node, device)
+        ->Receive(p, TimeStep(static_cast<int64_t>(meta >> 1)), (meta & 1) != 0);
 }
 
 const bool g_remoteRegistered = RemoteFrame::Register(RemoteFrame::INFINIBAND, &ReceiveRemote);

@@ -50,11 +50,8 @@ class FrameArrival : public PooledEvent<FrameArrival>
 void
 ReceiveRemote(uint32_t node, uint32_t device, uint64_t meta, Ptr<Packet> frame)
 {
-    Ptr<RoceNetDevice> dev = DynamicCast<RoceNetDevice>(RemoteFrame::FindDevice(node, device));
-    NS_ABORT_MSG_UNLESS(dev,
-                        "a RoCEv2 frame for node " << node << " device " << device
-                                                   << ", which is not a RoceNetDevice");
-    dev->Receive(frame, static_cast<uint8_t>(meta));
+    RemoteFrame::FindDevice<RoceNetDevice>(node, device)
+        ->Receive(frame, static_cast<uint8_t>(meta));
 }
 
 const bool g_remoteRegistered = RemoteFrame::Register(RemoteFrame::ROCEV2, &ReceiveRemote);

@@ -4,6 +4,7 @@
 #ifndef REMOTE_FRAME_H
 #define REMOTE_FRAME_H
 
+#include "ns3/abort.h"
 #include "ns3/event-impl.h"
 #include "ns3/net-device.h"
 #include "ns3/packet.h"
@@ -66,6 +67,17 @@ class RemoteFrame
 
     /// Device `device` of node `node`, for a Receiver (aborts when there is none).
     static Ptr<NetDevice> FindDevice(uint32_t node, uint32_t device);
+
+    /// FindDevice as a `Device` (aborts when it is another kind of device).
+    template <class Device>
+    static Ptr<Device> FindDevice(uint32_t node, uint32_t device)
+    {
+        Ptr<Device> d = DynamicCast<Device>(FindDevice(node, device));
+        NS_ABORT_MSG_UNLESS(d,
+                            "RemoteFrame: device " << device << " of node " << node << " is not a "
+                                                   << Device::GetTypeId().GetName());
+        return d;
+    }
 };
 
 } // namespace ns3
