@@ -37,6 +37,7 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
     m_ib.AddOptions(opts);
     if (m_partitionsAllowed)
     {
+        opts.AllowSplitRuns();
         opts.AddValue("partitions",
                       "split the fabric into this many partitions (pods and core shares) run as "
                       "that many MPI ranks would, emulated in one process; 1 is the same event "
@@ -95,6 +96,14 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     if (m_partitionsAllowed)
     {
         // Started by mpirun or srun as several processes (the MPI build): one partition each.
+        const uint32_t processes = PartitionExchange::LauncherProcesses();
+        if (processes > 1 && !PartitionExchange::HasMpi())
+        {
+            opts.Fail(InputError("started as " + std::to_string(processes) +
+                                     " processes, but this build has no MPI",
+                                 "the MPI build: ./ns3 configure --enable-mpi, then ./ns3 --mpi "
+                                 "run"));
+        }
         m_exchange = PartitionExchange::FromLauncher(nullptr, nullptr);
     }
     if (m_exchange)

@@ -12,6 +12,7 @@
 #include "ns3/type-id.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -355,4 +356,15 @@ TEST(FabricProgramOptions, UncaughtInputErrorIsOneLine)
         ExitedWithCode(2),
         ::testing::StrEq("prog: error: cannot create output directory \"/x\"; expected a "
                          "writable directory\n"));
+}
+
+TEST(FabricProgramOptions, AProgramStartedAsSeveralProcessesThatRunsAsOneStops)
+{
+    // As mpirun starts each process; the test's own environment must not have it.
+    ASSERT_EQ(std::getenv("OMPI_COMM_WORLD_SIZE"), nullptr);
+    setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+    EXPECT_USAGE_ERROR(Args({}), "started as 2 processes (mpirun or srun), but prog runs as one");
+    setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+    EXPECT_EXIT(ParseArgs({}), ExitedWithCode(0), "");
+    unsetenv("OMPI_COMM_WORLD_SIZE");
 }

@@ -19,6 +19,7 @@
 #include "ns3/global-value.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/partition-exchange.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/string.h"
 #include "ns3/type-id.h"
@@ -466,6 +467,12 @@ ProgramOptions::AllowFabricList(const std::vector<std::string>& defaults)
 }
 
 void
+ProgramOptions::AllowSplitRuns()
+{
+    m_splitRuns = true;
+}
+
+void
 ProgramOptions::Parse(int argc, char* argv[])
 {
     Parse(std::vector<std::string>(argv, argv + argc));
@@ -485,6 +492,14 @@ ProgramOptions::Parse(const std::vector<std::string>& args)
     try
     {
         DoParse(args);
+        const uint32_t processes = PartitionExchange::LauncherProcesses();
+        if (processes > 1 && !m_splitRuns)
+        {
+            throw InputError("started as " + std::to_string(processes) +
+                                 " processes (mpirun or srun), but " + m_program +
+                                 " runs as one: each would simulate the whole run",
+                             "one process; fattree-allreduce splits a run across processes");
+        }
     }
     catch (const InputError& e)
     {

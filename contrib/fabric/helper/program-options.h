@@ -120,6 +120,12 @@ class ProgramOptions
      * \param argc argument count \param argv arguments, argv[0] the program
      */
     void Parse(int argc, char* argv[]);
+    /**
+     * The program splits a run across the processes mpirun or srun start it as
+     * (docs/distributed.md). Without this, Parse ends a program started as several processes
+     * (exit 2): each would run the whole simulation into the same folder.
+     */
+    void AllowSplitRuns();
     /** \copydoc Parse(int,char*[]) \param args arguments, args[0] the program */
     void Parse(const std::vector<std::string>& args);
 
@@ -204,6 +210,7 @@ class ProgramOptions
     std::string Suggest(const std::string& name) const;
 
     std::string m_program;             //!< Program name.
+    bool m_splitRuns{false};           //!< AllowSplitRuns
     std::string m_description;         //!< One-line description.
     std::vector<Option> m_options;     //!< Shared and program options, in --help order.
     std::string m_outDir;              //!< --out.

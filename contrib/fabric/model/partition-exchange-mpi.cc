@@ -166,4 +166,10 @@ PartitionExchange::FromLauncher(int* argc, char*** argv)
     return std::make_unique<MpiPartitionExchange>(rank, size, !initialised);
 }
 
+bool
+PartitionExchange::HasMpi()
+{
+    return true;
+}
+
 } // namespace ns3

@@ -51,11 +51,17 @@ class PartitionExchange
 
     /**
      * The exchange of a program that a launcher (mpirun, srun) started as several processes,
-     * or nullptr when it runs as one. In the MPI build (./ns3 configure --enable-mpi) this
-     * initialises MPI (finalised when the exchange is destroyed); a build without MPI that
-     * finds itself started as several processes exits with status 2 and says how to build one.
+     * or nullptr when it runs as one or the build has no MPI (HasMpi). In the MPI build
+     * (./ns3 configure --enable-mpi) this initialises MPI (finalised when the exchange is
+     * destroyed).
      */
     static std::unique_ptr<PartitionExchange> FromLauncher(int* argc, char*** argv);
+
+    /// Whether this is the MPI build.
+    static bool HasMpi();
+
+    /// How many processes a launcher (mpirun, srun) started this program as: 1 without one.
+    static uint32_t LauncherProcesses();
 };
 
 } // namespace ns3
