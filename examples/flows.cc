@@ -29,6 +29,7 @@
 #include "ns3/roce-nic-device.h"
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
+#include "ns3/split-run-options.h"
 #include "ns3/units.h"
 #include "ns3/wall-clock.h"
 
@@ -96,6 +97,112 @@ ParsePortList(const std::string& text)
     return ports;
 }
 
+/// FCT slowdown of every finished flow, sorted.
+std::vector<double>
+SortedSlowdowns(const RoceFlowRunner& runner)
+{
+    std::vector<double> slowdowns;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        if (!r.finish.IsZero())
+        {
+            slowdowns.push_back((r.finish - r.spec.start).GetSeconds() / r.ideal.GetSeconds());
+        }
+    }
+    std::sort(slowdowns.begin(), slowdowns.end());
+    return slowdowns;
+}
+
+/**
+ * Write fct.csv, fct-bins.csv and flows.gp, and render flows.png.
+ * \return the plot's path, or why there is none
+ */
+std::string
+WriteFcts(RunOutput& out, const RoceFlowRunner& runner, const std::string& ccName)
+{
+    auto csv = out.OpenCsv(
+        "fct.csv",
+        {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us", "ideal_us", "slowdown"});
+    uint32_t id = 0;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        csv.Add(static_cast<uint64_t>(id++))
+            .Add(static_cast<uint64_t>(r.spec.src))
+            .Add(static_cast<uint64_t>(r.spec.dst))
+            .Add(static_cast<uint64_t>(r.spec.priority))
+            .Add(r.spec.bytes)
+            .Add(r.spec.start.GetSeconds() * 1e6);
+        if (r.finish.IsZero())
+        {
+            csv.Add("").Add(r.ideal.GetSeconds() * 1e6).Add("");
+        }
+        else
+        {
+            const double fct = (r.finish - r.spec.start).GetSeconds();
+            csv.Add(fct * 1e6).Add(r.ideal.GetSeconds() * 1e6).Add(fct / r.ideal.GetSeconds());
+        }
+        csv.EndRow();
+    }
+    csv.Close();
+
+    // FCT slowdown by flow size, as the HPCC artifact's fct_analysis.py: flows sorted by size in
+    // bins of 5% of the flows; per bin its largest size and the median, 95th and 99th
+    // percentile slowdown.
+    std::vector<std::pair<uint64_t, double>> bySize;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        if (!r.finish.IsZero())
+        {
+            bySize.emplace_back(r.spec.bytes,
+                                (r.finish - r.spec.start).GetSeconds() / r.ideal.GetSeconds());
+        }
+    }
+    std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) {
+        return a.first < b.first;
+    });
+    auto bins = out.OpenCsv("fct-bins.csv", {"max_bytes", "flows", "p50", "p95", "p99"});
+    const size_t nBins = std::min<size_t>(20, bySize.size());
+    for (size_t b = 0; b < nBins; ++b)
+    {
+        const size_t from = b * bySize.size() / nBins;
+        const size_t to = (b + 1) * bySize.size() / nBins;
+        std::vector<double> s;
+        for (size_t i = from; i < to; ++i)
+        {
+            s.push_back(bySize[i].second);
+        }
+        std::sort(s.begin(), s.end());
+        bins.Add(bySize[to - 1].first)
+            .Add(static_cast<uint64_t>(s.size()))
+            .Add(Quantile(s, 0.5))
+            .Add(Quantile(s, 0.95))
+            .Add(Quantile(s, 0.99));
+        bins.EndRow();
+    }
+    bins.Close();
+    {
+        AtomicFile gpFile(out.PathOf("flows.gp"));
+        std::ostream& gp = gpFile.Stream();
+        gp << "# gnuplot script written by flows; run it in this folder: gnuplot flows.gp\n"
+           << "set terminal pngcairo size 900,500 font ',10'\n"
+           << "set output 'flows.png'\n"
+           << "set datafile separator ','\n"
+           << "set key autotitle columnhead top left\n"
+           << "set logscale x\nset logscale y\n"
+           << "set xlabel 'flow size (bytes, largest of each 5% bin)'\n"
+           << "set ylabel 'FCT slowdown'\n"
+           << "set grid\n"
+           << "set title 'FCT slowdown by flow size (cc " << ccName << ")'\n"
+           << "plot 'fct-bins.csv' using 1:3 with linespoints title 'median', "
+           << "'' using 1:4 with linespoints title '95th', "
+           << "'' using 1:5 with linespoints title '99th'\n";
+        gpFile.Commit();
+    }
+    // gnuplot fails on an empty fct-bins.csv (a run stopped before any flow finished).
+    return bySize.empty() ? std::string("none (no flow finished)")
+                          : out.RenderGnuplot("flows.gp", "flows.png");
+}
+
 } // namespace
 
 int
@@ -146,9 +253,13 @@ main(int argc, char* argv[])
     pfcOptions.AddOptions(opts);
     RdmaCcHelper cc;
     cc.AddOptions(opts);
+    SplitRunOptions split;
+    split.AddOptions(opts);
     opts.Parse(argc, argv);
     cc.ApplyOptions(opts);
     pfcOptions.Apply();
+    split.ApplyOptions(opts);
+    PartitionExchange* processes = split.GetExchange(); // under mpirun: the MPI ranks
 
     if (flowPath.empty() == workload.empty())
     {
@@ -169,6 +280,13 @@ main(int argc, char* argv[])
     if (!samplePorts.empty() && sample.IsZero())
     {
         opts.Fail(InputError("--samplePorts without --sample", "--sample=TIME as well, e.g. 10us"));
+    }
+    if (processes && sample.IsStrictlyPositive())
+    {
+        // Each process would sample only its own ports and flows into its own files.
+        opts.Fail(InputError("--sample in a run split across " +
+                                 std::to_string(processes->GetSize()) + " processes",
+                             "--sample in one process (--partitions=N emulates the split)"));
     }
     opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
     // What the run will need, from counts alone: the fabric (a fat-tree's arithmetic, an HPCC
@@ -272,6 +390,8 @@ main(int argc, char* argv[])
                                std::to_string(duration.GetMicroSeconds()) + " us";
 
     RunOutput out(opts.GetOutDir());
+    out.SetExchange(processes);
+    split.Partition(topology);
     const EcmpRouteTable routes(topology);
     cc.ConfigureForFabric(topology, routes, RoceNicDevice::ENCAP_OVERHEAD);
     RoceFabricHelper fabric;
@@ -285,6 +405,7 @@ main(int argc, char* argv[])
     PfcMonitor pfc;
     pfc.Install(fabric);
     pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    split.Start(opts); // before the flows: they count those this process receives
     RoceFlowRunner runner(fabric, topology, routes);
     runner.Schedule(flows);
     runner.SetFinishedCallback(MakeCallback(&StopAll));
@@ -342,9 +463,13 @@ main(int argc, char* argv[])
     {
         lastStart = std::max(lastStart, f.start);
     }
-    ProgressReporter progress(lastStart,
-                              [&runner, &flows]() { return runner.GetFinished() < flows.size(); });
-    progress.Start();
+    ProgressReporter progress(lastStart, [&runner]() {
+        return runner.GetFinished() < runner.GetLocalFlows();
+    });
+    if (!processes || processes->GetRank() == 0)
+    {
+        progress.Start();
+    }
     if (opts.GetStop().IsStrictlyPositive())
     {
         Simulator::Stop(opts.GetStop());
@@ -353,91 +478,15 @@ main(int argc, char* argv[])
     progress.Stop();
     pfc.Finish();
     rates.Finish();
+    runner.MergeAcross(processes); // rank 0 has every flow's completion from here
     const double wallSeconds = wall.GetSeconds();
 
-    auto csv = out.OpenCsv(
-        "fct.csv",
-        {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us", "ideal_us", "slowdown"});
-    std::vector<double> slowdowns;
-    uint32_t id = 0;
-    for (const FlowRecord& r : runner.GetRecords())
-    {
-        csv.Add(static_cast<uint64_t>(id++))
-            .Add(static_cast<uint64_t>(r.spec.src))
-            .Add(static_cast<uint64_t>(r.spec.dst))
-            .Add(static_cast<uint64_t>(r.spec.priority))
-            .Add(r.spec.bytes)
-            .Add(r.spec.start.GetSeconds() * 1e6);
-        if (r.finish.IsZero())
-        {
-            csv.Add("").Add(r.ideal.GetSeconds() * 1e6).Add("");
-        }
-        else
-        {
-            const double fct = (r.finish - r.spec.start).GetSeconds();
-            slowdowns.push_back(fct / r.ideal.GetSeconds());
-            csv.Add(fct * 1e6).Add(r.ideal.GetSeconds() * 1e6).Add(slowdowns.back());
-        }
-        csv.EndRow();
-    }
-    csv.Close();
-
-    // FCT slowdown by flow size, as the HPCC artifact's fct_analysis.py: flows sorted by size in
-    // bins of 5% of the flows; per bin its largest size and the median, 95th and 99th
-    // percentile slowdown.
-    std::vector<std::pair<uint64_t, double>> bySize;
-    for (const FlowRecord& r : runner.GetRecords())
-    {
-        if (!r.finish.IsZero())
-        {
-            bySize.emplace_back(r.spec.bytes,
-                                (r.finish - r.spec.start).GetSeconds() / r.ideal.GetSeconds());
-        }
-    }
-    std::stable_sort(bySize.begin(), bySize.end(), [](const auto& a, const auto& b) {
-        return a.first < b.first;
-    });
-    auto bins = out.OpenCsv("fct-bins.csv", {"max_bytes", "flows", "p50", "p95", "p99"});
-    const size_t nBins = std::min<size_t>(20, bySize.size());
-    for (size_t b = 0; b < nBins; ++b)
-    {
-        const size_t from = b * bySize.size() / nBins;
-        const size_t to = (b + 1) * bySize.size() / nBins;
-        std::vector<double> s;
-        for (size_t i = from; i < to; ++i)
-        {
-            s.push_back(bySize[i].second);
-        }
-        std::sort(s.begin(), s.end());
-        bins.Add(bySize[to - 1].first)
-            .Add(static_cast<uint64_t>(s.size()))
-            .Add(Quantile(s, 0.5))
-            .Add(Quantile(s, 0.95))
-            .Add(Quantile(s, 0.99));
-        bins.EndRow();
-    }
-    bins.Close();
-    {
-        AtomicFile gpFile(out.PathOf("flows.gp"));
-        std::ostream& gp = gpFile.Stream();
-        gp << "# gnuplot script written by flows; run it in this folder: gnuplot flows.gp\n"
-           << "set terminal pngcairo size 900,500 font ',10'\n"
-           << "set output 'flows.png'\n"
-           << "set datafile separator ','\n"
-           << "set key autotitle columnhead top left\n"
-           << "set logscale x\nset logscale y\n"
-           << "set xlabel 'flow size (bytes, largest of each 5% bin)'\n"
-           << "set ylabel 'FCT slowdown'\n"
-           << "set grid\n"
-           << "set title 'FCT slowdown by flow size (cc " << cc.GetName() << ")'\n"
-           << "plot 'fct-bins.csv' using 1:3 with linespoints title 'median', "
-           << "'' using 1:4 with linespoints title '95th', "
-           << "'' using 1:5 with linespoints title '99th'\n";
-        gpFile.Commit();
-    }
-    // gnuplot fails on an empty fct-bins.csv (a run stopped before any flow finished).
-    const std::string plot = bySize.empty() ? std::string("none (no flow finished)")
-                                            : out.RenderGnuplot("flows.gp", "flows.png");
+    const std::vector<double> slowdowns = SortedSlowdowns(runner);
+    // The files of the flows: rank 0's in a run split across processes, which has them all.
+    const std::string plot =
+        !processes || processes->GetRank() == 0
+            ? WriteFcts(out, runner, cc.GetName())
+            : std::string("none (rank ") + std::to_string(processes->GetRank()) + ")";
     std::string seriesPlot;
     if (sample.IsStrictlyPositive())
     {
@@ -490,7 +539,6 @@ main(int argc, char* argv[])
         gpFile.Commit();
         seriesPlot = out.RenderGnuplot("timeseries.gp", "timeseries.png");
     }
-    std::sort(slowdowns.begin(), slowdowns.end());
 
     nlohmann::json& j = out.Json();
     j["program"] = "flows";
@@ -525,6 +573,10 @@ main(int argc, char* argv[])
     }
     j["drops"] = {{"total", dropTotal}, {"by_reason", byReason}};
     j["pfc"] = pfc.ToJson();
+    if (split.IsSplit())
+    {
+        j["partitions"] = split.ToJson();
+    }
     out.RecordRunFigures(Simulator::GetEventCount(),
                          fabric.GetPacketHops(),
                          Simulator::Now(),

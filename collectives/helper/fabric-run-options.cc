@@ -4,17 +4,7 @@
 #include "fabric-run-options.h"
 
 #include "ns3/attribute-defaults.h"
-#include "ns3/bucket-scheduler.h"
-#include "ns3/channel-list.h"
-#include "ns3/config.h"
-#include "ns3/fabric-simulator-impl.h"
-#include "ns3/global-value.h"
-#include "ns3/ib-channel.h"
-#include "ns3/node-list.h"
-#include "ns3/node.h"
-#include "ns3/roce-channel.h"
 #include "ns3/roce-nic-device.h"
-#include "ns3/string.h"
 #include "ns3/tcp-connection.h"
 #include "ns3/uinteger.h"
 
@@ -37,12 +27,7 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
     m_ib.AddOptions(opts);
     if (m_partitionsAllowed)
     {
-        opts.AllowSplitRuns();
-        opts.AddValue("partitions",
-                      "split the fabric into this many partitions (pods and core shares) run as "
-                      "that many MPI ranks would, emulated in one process; 1 is the same event "
-                      "order unsplit (docs/distributed.md)",
-                      m_partitions);
+        m_split.AddOptions(opts);
     }
 }
 
@@ -95,59 +80,17 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
     m_fabrics = opts.GetFabrics();
     if (m_partitionsAllowed)
     {
-        // Started by mpirun or srun as several processes (the MPI build): one partition each.
-        const uint32_t processes = PartitionExchange::LauncherProcesses();
-        if (processes > 1 && !PartitionExchange::HasMpi())
-        {
-            opts.Fail(InputError("started as " + std::to_string(processes) +
-                                     " processes, but this build has no MPI",
-                                 "the MPI build: ./ns3 configure --enable-mpi, then ./ns3 --mpi "
-                                 "run"));
-        }
-        m_exchange = PartitionExchange::FromLauncher(nullptr, nullptr);
+        m_split.ApplyOptions(opts);
     }
-    if (m_exchange)
+    if (m_split.IsSplit() && (m_fabrics.size() != 1 || m_fabric == "tcp"))
     {
-        const uint32_t ranks = m_exchange->GetSize();
-        if (m_partitions != 0 && m_partitions != ranks)
+        std::string given;
+        for (const std::string& f : m_fabrics)
         {
-            opts.Fail(InputError("--partitions=" + std::to_string(m_partitions) + " in a run of " +
-                                     std::to_string(ranks) + " MPI processes",
-                                 "no --partitions under mpirun (one partition per process)"));
+            given += (given.empty() ? "" : ",") + f;
         }
-        m_partitions = ranks;
-        if (m_exchange->GetRank() != 0)
-        {
-            // The program's report is partition 0's (it prints the merged figures).
-            NS_ABORT_MSG_UNLESS(std::freopen("/dev/null", "w", stdout),
-                                "cannot silence the standard output of MPI rank "
-                                    << m_exchange->GetRank());
-        }
-    }
-    if (m_partitions > 0)
-    {
-        if (m_fabrics.size() != 1 || m_fabric == "tcp")
-        {
-            std::string given;
-            for (const std::string& f : m_fabrics)
-            {
-                given += (given.empty() ? "" : ",") + f;
-            }
-            opts.Fail(InputError("--partitions splits one RDMA fabric, not --fabric=" + given,
-                                 "--fabric=roce or --fabric=ib"));
-        }
-        StringValue implementation;
-        TypeIdValue scheduler;
-        GlobalValue::GetValueByName("SimulatorImplementationType", implementation);
-        GlobalValue::GetValueByName("SchedulerType", scheduler);
-        if (implementation.Get() != FabricSimulatorImpl::GetTypeId().GetName() ||
-            scheduler.Get() != BucketScheduler::GetTypeId())
-        {
-            opts.Fail(InputError("--partitions needs ns3::FabricSimulatorImpl on "
-                                 "ns3::BucketScheduler",
-                                 "the default --SimulatorImplementationType and --SchedulerType"));
-        }
-        Config::SetDefault("ns3::FabricSimulatorImpl::TieBreak", StringValue("Source"));
+        opts.Fail(InputError("--partitions splits one RDMA fabric, not --fabric=" + given,
+                             "--fabric=roce or --fabric=ib"));
     }
     const bool ib = std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end();
     if (ib && !m_ccOnRoceOnly && m_cc.GetName() == "hpcc")
@@ -213,75 +156,16 @@ FabricRunOptions::Configure(const ProgramOptions& opts, const FabricTopology& to
     }
 }
 
-void
-FabricRunOptions::SetLookahead(const ProgramOptions& opts)
-{
-    // The windows are the shortest cable of the fabric: a frame sent at t arrives at t + its
-    // serialisation + at least that delay, so a cable between partitions is never shorter. The
-    // shortest cable of all, not only of those between partitions, so that the windows (where
-    // a split run stops, Stop) are the same however the fabric is split.
-    uint64_t lookahead = UINT64_MAX;
-    bool zeroBetween = false;
-    for (auto c = ChannelList::Begin(); c != ChannelList::End(); ++c)
-    {
-        Ptr<Channel> ch = *c;
-        if (ch->GetNDevices() != 2)
-        {
-            continue;
-        }
-        const bool between = ch->GetDevice(0)->GetNode()->GetSystemId() !=
-                             ch->GetDevice(1)->GetNode()->GetSystemId();
-        Time delay;
-        if (Ptr<RoceChannel> roce = DynamicCast<RoceChannel>(ch))
-        {
-            delay = roce->GetDelay();
-        }
-        else if (Ptr<IbChannel> ib = DynamicCast<IbChannel>(ch))
-        {
-            delay = ib->GetDelay();
-        }
-        else
-        {
-            NS_ABORT_MSG_IF(between,
-                            "--partitions: a " << ch->GetInstanceTypeId().GetName()
-                                               << " joins two partitions");
-            continue;
-        }
-        zeroBetween = zeroBetween || (between && delay.IsZero());
-        if (delay.IsStrictlyPositive())
-        {
-            lookahead = std::min<uint64_t>(lookahead, delay.GetTimeStep());
-        }
-    }
-    if (zeroBetween || lookahead == UINT64_MAX)
-    {
-        opts.Fail(InputError("a link between two partitions has no delay, so no lookahead",
-                             "--linkDelay above 0 with --partitions"));
-    }
-    Simulator::Now(); // the simulator exists from here
-    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    NS_ABORT_MSG_UNLESS(impl, "--partitions: the simulator is not FabricSimulatorImpl");
-    std::vector<uint32_t> partitionOf(NodeList::GetNNodes());
-    for (uint32_t i = 0; i < partitionOf.size(); ++i)
-    {
-        partitionOf[i] = NodeList::GetNode(i)->GetSystemId();
-    }
-    impl->SetPartitions(lookahead, std::move(partitionOf), m_exchange.get());
-}
-
 PartitionExchange*
 FabricRunOptions::GetExchange() const
 {
-    return m_exchange.get();
+    return m_split.GetExchange();
 }
 
 void
 FabricRunOptions::Partition(FabricTopology& topology) const
 {
-    if (m_partitions > 0)
-    {
-        topology.AssignPartitions(m_partitions);
-    }
+    m_split.Partition(topology);
 }
 
 const std::vector<std::string>&
@@ -308,10 +192,7 @@ FabricRunOptions::Install(const ProgramOptions& opts,
             opts.Fail(e);
         }
     }
-    if (m_partitions > 0)
-    {
-        SetLookahead(opts);
-    }
+    m_split.Start(opts);
     // RoCEv2: pause events of every port to pfc.csv, paused time per port to summary.json.
     if (fabric.GetRoceFabric())
     {
@@ -344,14 +225,9 @@ FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, con
     }
     j["drops"] = {{"total", total}, {"by_reason", byReason}};
     j["pfc"] = m_pfc.ToJson(); // InfiniBand has no PFC: zeros
-    if (m_partitions > 0)
+    if (m_split.IsSplit())
     {
-        const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-        j["partitions"] = {
-            {"count", m_partitions},
-            {"emulated", !m_exchange},
-            {"lookahead_ns", impl ? TimeStep(impl->GetLookahead()).GetNanoSeconds() : 0},
-            {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
+        j["partitions"] = m_split.ToJson();
     }
     j["fabric"] = {{"name", fabric.GetName()},
                    {"display_name", fabric.GetDisplayName()},

@@ -16,6 +16,7 @@
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/resource-estimate.h"
 #include "ns3/run-output.h"
+#include "ns3/split-run-options.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -102,9 +103,6 @@ class FabricRunOptions
     std::string GetIbSummaryLine() const;
 
   private:
-    /// The lookahead of the partitioned run: its shortest link between partitions.
-    void SetLookahead(const ProgramOptions& opts);
-
     RdmaCcHelper m_cc;
     IbFabricOptions m_ib;
     std::string m_fabric;
@@ -112,9 +110,7 @@ class FabricRunOptions
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
-    uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
-    /// The MPI processes of a run that mpirun or srun started as several (else nullptr).
-    std::unique_ptr<PartitionExchange> m_exchange;
+    SplitRunOptions m_split; //!< --partitions, or the MPI processes
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

@@ -3,10 +3,14 @@
  */
 #include "roce-flow-runner.h"
 
+#include "ns3/fabric-simulator-impl.h"
+#include "ns3/node.h"
 #include "ns3/path-latency.h"
 #include "ns3/rdma-queue-pair.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -45,15 +49,26 @@ RoceFlowRunner::IdealFct(const FlowSpec& spec) const
                        m_fabric.GetForwardingLatency());
 }
 
+bool
+RoceFlowRunner::IsLocalHost(uint32_t host) const
+{
+    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    return !impl || impl->IsLocal(m_fabric.GetHostNode(host)->GetId());
+}
+
 void
 RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
 {
+    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    m_split = impl && impl->GetLookahead() != 0;
     for (const FlowSpec& f : flows)
     {
         const uint32_t id = static_cast<uint32_t>(m_records.size());
         m_records.push_back({f, Time(0), IdealFct(f)});
         m_qps.emplace_back();
         m_endsDone.push_back(0);
+        m_localFlows += IsLocalHost(f.dst) ? 1 : 0;
+        // A global event: every process of a split run creates the queue pairs.
         Simulator::Schedule(f.start, &RoceFlowRunner::Start, this, id);
     }
 }
@@ -61,6 +76,11 @@ RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
 void
 RoceFlowRunner::Start(uint32_t id)
 {
+    for (uint32_t done : m_releasable)
+    {
+        Release(done);
+    }
+    m_releasable.clear();
     const FlowSpec& f = m_records[id].spec;
     auto [tx, rx] = RdmaEngine::ConnectPair(m_fabric.GetEngine(f.src),
                                             m_fabric.GetHostAddress(f.src),
@@ -77,7 +97,32 @@ RoceFlowRunner::Start(uint32_t id)
     {
         m_started(id); // before the first packet, so observers see every rate change
     }
-    tx->PostWrite(f.bytes, true, id, id);
+    ++m_startedFlows;
+    if (!m_split)
+    {
+        tx->PostWrite(f.bytes, true, id, id);
+        return;
+    }
+    // Split: the sender's node posts (dropped where another process runs it), and the ends
+    // another process runs count as done here.
+    Simulator::ScheduleWithContext(m_fabric.GetHostNode(f.src)->GetId(),
+                                   Time(0),
+                                   &RdmaQueuePair::PostWrite,
+                                   tx,
+                                   f.bytes,
+                                   true,
+                                   id,
+                                   uint64_t(id));
+    m_endsDone[id] = (IsLocalHost(f.src) ? 0 : 1) + (IsLocalHost(f.dst) ? 0 : 1);
+    if (m_endsDone[id] == 2)
+    {
+        Release(id); // neither end runs here; the queue pairs existed for their numbers
+    }
+    if (m_localFlows == 0 && m_startedFlows == m_records.size())
+    {
+        // This process receives no flow: it is done once the last flow started elsewhere.
+        FabricSimulatorImpl::Running()->AskToStop();
+    }
 }
 
 Ptr<RdmaQueuePair>
@@ -89,7 +134,7 @@ RoceFlowRunner::GetSender(uint32_t id) const
 uint64_t
 RoceFlowRunner::GetCnpsReceived() const
 {
-    uint64_t n = m_releasedCnps;
+    uint64_t n = m_releasedCnps + m_mergedCnps;
     for (const auto& [tx, rx] : m_qps)
     {
         n += tx ? tx->GetCnpsReceived() : 0;
@@ -102,7 +147,7 @@ RoceFlowRunner::Received(uint32_t id)
 {
     m_records[id].finish = Simulator::Now();
     EndDone(id);
-    if (++m_finished == m_records.size() && !m_done.IsNull())
+    if (++m_finished == m_localFlows && !m_done.IsNull())
     {
         m_done();
     }
@@ -117,10 +162,18 @@ RoceFlowRunner::SendCompleted(uint32_t id)
 void
 RoceFlowRunner::EndDone(uint32_t id)
 {
-    if (++m_endsDone[id] == 2)
+    if (++m_endsDone[id] < 2)
     {
-        Simulator::ScheduleNow(&RoceFlowRunner::Release, this, id);
+        return;
     }
+    if (m_split)
+    {
+        // At the next flow's start (an event every process runs), not in an event of its own:
+        // the flow's ends may be done in two processes, which would count two such events.
+        m_releasable.push_back(id);
+        return;
+    }
+    Simulator::ScheduleNow(&RoceFlowRunner::Release, this, id);
 }
 
 void
@@ -157,6 +210,53 @@ uint32_t
 RoceFlowRunner::GetFinished() const
 {
     return m_finished;
+}
+
+uint32_t
+RoceFlowRunner::GetLocalFlows() const
+{
+    return m_localFlows;
+}
+
+void
+RoceFlowRunner::MergeAcross(PartitionExchange* exchange)
+{
+    if (!exchange)
+    {
+        return;
+    }
+    // One text per process: its senders' CNPs, then "id finish" per flow it received.
+    std::ostringstream mine;
+    mine << GetCnpsReceived() << "\n";
+    for (uint32_t id = 0; id < m_records.size(); ++id)
+    {
+        if (!m_records[id].finish.IsZero())
+        {
+            mine << id << " " << m_records[id].finish.GetTimeStep() << "\n";
+        }
+    }
+    const std::vector<std::string> texts = exchange->Gather(mine.str());
+    if (exchange->GetRank() != 0)
+    {
+        return;
+    }
+    for (uint32_t rank = 1; rank < texts.size(); ++rank)
+    {
+        std::istringstream in(texts[rank]);
+        uint64_t cnps = 0;
+        in >> cnps;
+        m_mergedCnps += cnps;
+        uint32_t id;
+        int64_t finish;
+        while (in >> id >> finish)
+        {
+            NS_ABORT_MSG_UNLESS(id < m_records.size() && m_records[id].finish.IsZero(),
+                                "RoceFlowRunner::MergeAcross: flow " << id << " from rank "
+                                                                     << rank);
+            m_records[id].finish = TimeStep(finish);
+            ++m_finished;
+        }
+    }
 }
 
 } // namespace ns3

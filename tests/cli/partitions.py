@@ -3,14 +3,14 @@
 would run them: events between partitions held to the end of their lookahead window) gives the
 results of the unsplit run in the same event order (--partitions=1): summary.json alike but for
 the wall-clock figures, the output folder and the partitions block, and every CSV byte for
-byte. The split runs must have sent events across partitions, and MIN_PAUSES asks for that many
+byte. BINARY is fattree-allreduce or flows (their options follow). The split runs must have sent events across partitions, and MIN_PAUSES asks for that many
 PFC frames at least (the contended case, where the order of same-time events matters).
 
 With --mpiexec=LAUNCHER (a launcher and its options, separated by commas, e.g.
 "mpirun,--oversubscribe"), the 2 and 4 partitions are that many MPI processes instead (the MPI build,
 tests/mpi): the summary merged by rank 0 must be the one-process run's, but for "conservation"
 and "alerts" (not checked across processes) and InfiniBand's congestion tree (not merged), and
-collectives.csv the same.
+the CSVs rank 0 writes for the whole run (MERGED_CSVS) the same.
 
 usage: partitions.py WORKDIR MIN_PAUSES [--mpiexec=LAUNCHER] BINARY [ARG...]
 """
@@ -22,6 +22,10 @@ import sys
 
 import clitest
 from determinism import differences
+
+# The CSVs rank 0 writes for the whole run of a split across processes (the per-port ones,
+# pfc.csv and InfiniBand's, are each rank's own, in rank-<r>/).
+MERGED_CSVS = ("collectives.csv", "fct.csv", "fct-bins.csv")
 
 
 def rounded(value):
@@ -86,9 +90,8 @@ def main():
         diff = differences(comparable(one, out1, mpiexec), comparable(summary, out, mpiexec))
         if diff:
             clitest.fail(f"{n} partitions differ from one at:\n  " + "\n  ".join(diff[:20]))
-        # Across processes each rank writes its own ports' series (rank-<r>/): not merged yet.
-        csvs = ["collectives.csv"] if mpiexec else sorted(
-            f for f in os.listdir(out1) if f.endswith(".csv"))
+        csvs = sorted(f for f in os.listdir(out1)
+                      if f.endswith(".csv") and (not mpiexec or f in MERGED_CSVS))
         _, mismatch, errors = filecmp.cmpfiles(out1, out, csvs, shallow=False)
         if mismatch or errors:
             clitest.fail(f"{n} partitions: CSV files differ: {mismatch + errors}")
