@@ -477,6 +477,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     progress.Stop();
     pfc.Finish();
+    out.MergeCsvAcross("pfc.csv"); // a run split across processes: one file at rank 0
     rates.Finish();
     runner.MergeAcross(processes); // rank 0 has every flow's completion from here
     const double wallSeconds = wall.GetSeconds();

@@ -179,6 +179,7 @@ FabricRunOptions::Install(const ProgramOptions& opts,
                           const FabricInstance& fabric,
                           const RunOutput& out)
 {
+    m_out = &out;
     if (!opts.GetPcapDir().empty())
     {
         // Every frame of every port: large for big runs (about 2 x packet-hops records).
@@ -198,6 +199,7 @@ FabricRunOptions::Install(const ProgramOptions& opts,
     {
         m_pfc.Install(*fabric.GetRoceFabric());
         m_pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+        m_pfcLogged = true;
     }
     // InfiniBand: port counters, credits and the congestion tree.
     if (fabric.GetIbFabric())
@@ -211,6 +213,10 @@ void
 FabricRunOptions::Finish()
 {
     m_pfc.Finish();
+    if (m_out && m_pfcLogged)
+    {
+        m_out->MergeCsvAcross("pfc.csv"); // a run split across processes: one file at rank 0
+    }
 }
 
 uint64_t

@@ -91,7 +91,8 @@ class FabricRunOptions
     void Install(const ProgramOptions& opts, const FabricInstance& fabric, const RunOutput& out);
     /// The MPI processes of this run, or nullptr when it runs as one.
     PartitionExchange* GetExchange() const;
-    /// Stop the observers when the run is over.
+    /// Stop the observers when the run is over (and merge pfc.csv at rank 0 in a run split
+    /// across processes).
     void Finish();
     /**
      * Write "drops", "pfc" and "fabric" (with InfiniBand's set-up and observability) to the
@@ -115,6 +116,8 @@ class FabricRunOptions
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};
     PfcMonitor m_pfc;
+    const RunOutput* m_out{nullptr}; //!< Install's, which outlives the run
+    bool m_pfcLogged{false};         //!< whether pfc.csv is written
     std::unique_ptr<IbFabricReport> m_ibReport;
     std::string m_ibPlot;
 };

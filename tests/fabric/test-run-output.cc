@@ -163,3 +163,85 @@ TEST(FabricRunOutputStatic, PeakRss)
     EXPECT_GT(rss, 1.0);
     EXPECT_LT(rss, 100000.0);
 }
+
+namespace
+{
+
+/// One process of a split run, given what the others' Gather returns.
+class GatheringExchange : public PartitionExchange
+{
+  public:
+    GatheringExchange(uint32_t rank, std::vector<std::string> others)
+        : m_rank(rank),
+          m_others(std::move(others))
+    {
+    }
+
+    uint32_t GetRank() const override
+    {
+        return m_rank;
+    }
+
+    uint32_t GetSize() const override
+    {
+        return static_cast<uint32_t>(m_others.size()) + 1;
+    }
+
+    std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& /* out */) override
+    {
+        return {};
+    }
+
+    void Agree(Window& /* w */) override
+    {
+    }
+
+    std::vector<std::string> Gather(const std::string& text) override
+    {
+        if (m_rank != 0)
+        {
+            return {};
+        }
+        std::vector<std::string> all{text};
+        all.insert(all.end(), m_others.begin(), m_others.end());
+        return all;
+    }
+
+    uint64_t Max(uint64_t value) override
+    {
+        return value;
+    }
+
+  private:
+    uint32_t m_rank;
+    std::vector<std::string> m_others;
+};
+
+} // namespace
+
+TEST_F(FabricRunOutput, RankZeroMergesAnEventLogByTimeAndTheOthersDropTheirs)
+{
+    const std::string header = "time_us,node,port\n";
+    // Rank 1 wrote a row before, between, at the same time as and after rank 0's; rank 2 no file.
+    GatheringExchange zero(0, {header + "0.5,s1,0\n2,s1,1\n10.25,s1,2\n", ""});
+    RunOutput out((m_dir / "run").string());
+    out.SetExchange(&zero);
+    {
+        CsvWriter csv = out.OpenCsv("pfc.csv", {"time_us", "node", "port"});
+        csv.Add(1.0).Add("s0").Add(uint64_t(0)).EndRow();
+        csv.Add(2.0).Add("s0").Add(uint64_t(1)).EndRow();
+        csv.Close();
+    }
+    out.MergeCsvAcross("pfc.csv");
+    EXPECT_EQ(Slurp(m_dir / "run" / "pfc.csv"),
+              header + "0.5,s1,0\n1,s0,0\n2,s0,1\n2,s1,1\n10.25,s1,2\n");
+
+    GatheringExchange one(1, {});
+    RunOutput other((m_dir / "run").string());
+    other.SetExchange(&one);
+    other.OpenCsv("pfc.csv", {"time_us", "node", "port"}).Close();
+    ASSERT_TRUE(fs::exists(m_dir / "run" / "rank-1" / "pfc.csv"));
+    other.MergeCsvAcross("pfc.csv");
+    EXPECT_FALSE(fs::exists(m_dir / "run" / "rank-1" / "pfc.csv"));
+    EXPECT_TRUE(fs::exists(m_dir / "run" / "pfc.csv")); // rank 0's stays
+}

@@ -26,6 +26,7 @@
 #include <fstream>
 #include <spawn.h>
 #include <sstream>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,6 +122,64 @@ RunOutput::WriteSummary()
                      alert.c_str());
     }
     AtomicFile::Write(PathOf("summary.json"), m_json.dump(2) + "\n");
+}
+
+void
+RunOutput::MergeCsvAcross(const std::string& name) const
+{
+    if (!m_exchange)
+    {
+        return;
+    }
+    std::ostringstream mine;
+    {
+        std::ifstream in(PathOf(name));
+        mine << in.rdbuf();
+    }
+    const std::vector<std::string> texts = m_exchange->Gather(mine.str());
+    if (m_exchange->GetRank() != 0)
+    {
+        std::filesystem::remove(PathOf(name));
+        return;
+    }
+
+    struct Row
+    {
+        double time;
+        std::string_view text;
+    };
+
+    std::string header;
+    std::vector<Row> rows;
+    for (const std::string& text : texts)
+    {
+        size_t at = text.find('\n');
+        if (at == std::string::npos)
+        {
+            continue; // that process wrote no such file
+        }
+        header = text.substr(0, at + 1);
+        while (++at < text.size())
+        {
+            const size_t end = std::min(text.find('\n', at), text.size());
+            const std::string_view line(text.data() + at, end - at);
+            rows.push_back(
+                {std::strtod(std::string(line.substr(0, line.find(','))).c_str(), nullptr), line});
+            at = end;
+        }
+    }
+    // Each process's rows are in time order already; same-time rows stay in rank order.
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return a.time < b.time;
+    });
+    AtomicFile file(PathOf(name));
+    std::ostream& out = file.Stream();
+    out << header;
+    for (const Row& r : rows)
+    {
+        out << r.text << '\n';
+    }
+    file.Commit();
 }
 
 void

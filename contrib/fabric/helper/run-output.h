@@ -83,6 +83,16 @@ class RunOutput
     CsvWriter OpenCsv(const std::string& name, const std::vector<std::string>& columns) const;
 
     /**
+     * \brief In a run split across processes (SetExchange): rank 0's <dir>/<name> gets every
+     * process's rows of <name>, merged by their first column (a time; rows of the same time in
+     * rank order), and the other processes' copies are removed. Every process calls it, once
+     * the file is closed. Nothing happens in a run of one process.
+     * \param name a CSV file whose first column is a time, e.g. "pfc.csv"
+     * \throw InputError if the merged file cannot be written
+     */
+    void MergeCsvAcross(const std::string& name) const;
+
+    /**
      * \brief Fill "simulator" and "wall" with the run's figures.
      * \param events simulator events executed (Simulator::GetEventCount()); the progress
      * line's ticks are taken out
