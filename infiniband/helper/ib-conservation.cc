@@ -3,6 +3,7 @@
  */
 #include "ib-conservation.h"
 
+#include "ns3/cable-end-counters.h"
 #include "ns3/conservation-check.h"
 #include "ns3/ib-channel.h"
 #include "ns3/ib-credits.h"
@@ -14,6 +15,7 @@
 #include "ns3/node.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace ns3
 {
@@ -42,6 +44,44 @@ PortName(const IbNetDevice& d)
            std::to_string(d.GetIfIndex());
 }
 
+/// In a run split across processes (ConservationCheck::GetAcross), this process's senders'
+/// figures for the cables toward other processes' ports, swapped for theirs.
+CableEndCounters
+SwapAcross()
+{
+    CableEndCounters counters;
+    PartitionExchange* across = ConservationCheck::GetAcross();
+    if (!across)
+    {
+        return counters;
+    }
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        if (!CableEndCounters::IsLocal((*it)->GetId()))
+        {
+            continue;
+        }
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<IbNetDevice> d = DynamicCast<IbNetDevice>((*it)->GetDevice(i));
+            Ptr<IbChannel> ch = d ? DynamicCast<IbChannel>(d->GetChannel()) : nullptr;
+            if (!ch || ch->GetNDevices() != 2)
+            {
+                continue;
+            }
+            Ptr<IbNetDevice> peer = ch->GetPeer(d);
+            if (!CableEndCounters::IsLocal(peer->GetNode()->GetId()))
+            {
+                counters.Add(peer->GetNode()->GetId(),
+                             peer->GetIfIndex(),
+                             IbConservation::Sender(*d).ToValues());
+            }
+        }
+    }
+    counters.Swap(*across);
+    return counters;
+}
+
 } // namespace
 
 void
@@ -50,17 +90,61 @@ IbConservation::Register()
     ConservationCheck::RegisterAuditor(STACK, &IbConservation::Audit);
 }
 
+IbConservation::Sender::Sender(const IbNetDevice& d)
+    : txPackets(d.GetTxPackets()),
+      txBytes(d.GetTxBytes())
+{
+    for (uint8_t vl = 0; vl < d.GetNDataVls(); ++vl)
+    {
+        fccl.push_back(d.GetFccl(vl));
+        fctbs.push_back(d.GetFctbs(vl));
+    }
+}
+
+IbConservation::Sender::Sender(const std::vector<uint64_t>& values)
+    : txPackets(values.at(0)),
+      txBytes(values.at(1))
+{
+    for (size_t i = 2; i + 1 < values.size(); i += 2)
+    {
+        fccl.push_back(static_cast<uint16_t>(values[i]));
+        fctbs.push_back(static_cast<uint16_t>(values[i + 1]));
+    }
+}
+
+std::vector<uint64_t>
+IbConservation::Sender::ToValues() const
+{
+    std::vector<uint64_t> values{txPackets, txBytes};
+    for (size_t vl = 0; vl < fccl.size(); ++vl)
+    {
+        values.push_back(fccl[vl]);
+        values.push_back(fctbs[vl]);
+    }
+    return values;
+}
+
 bool
 IbConservation::CreditsBalance(const IbNetDevice& tx,
                                const IbNetDevice& rx,
                                uint8_t vl,
                                std::string& failure)
 {
+    return CreditsBalance(tx, Sender(tx), rx, vl, failure);
+}
+
+bool
+IbConservation::CreditsBalance(const IbNetDevice& tx,
+                               const Sender& sent,
+                               const IbNetDevice& rx,
+                               uint8_t vl,
+                               std::string& failure)
+{
     const uint32_t mask = IbCredits::MODULUS - 1;
     const uint32_t n = rx.GetBufferBlocks();
-    const uint32_t c = (tx.GetFccl(vl) - tx.GetFctbs(vl)) & mask;
-    const uint32_t g = (rx.GetAdvertisedLimit(vl) - tx.GetFccl(vl)) & mask;
-    const uint32_t d = (tx.GetFctbs(vl) - rx.GetAbr(vl)) & mask;
+    const uint32_t c = (sent.fccl.at(vl) - sent.fctbs.at(vl)) & mask;
+    const uint32_t g = (rx.GetAdvertisedLimit(vl) - sent.fccl.at(vl)) & mask;
+    const uint32_t d = (sent.fctbs.at(vl) - rx.GetAbr(vl)) & mask;
     const uint32_t u = rx.GetBufferUsedBlocks(vl);
     const uint32_t expected = u + std::min<uint32_t>(n > u ? n - u : 0, IbCredits::MAX_LEAD);
     if (c + g + d + u == expected && u <= n)
@@ -89,9 +173,15 @@ IbConservation::Audit(ConservationAccount& account)
     account.AddCheck("ib_credits_balanced", true);
     account.AddCheck("ib_links_consistent", true);
 
+    // Split across processes: each audits its own nodes, and the cables toward them.
+    const CableEndCounters across = SwapAcross();
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
         Ptr<Node> node = *it;
+        if (!CableEndCounters::IsLocal(node->GetId()))
+        {
+            continue;
+        }
         Ptr<IbSwitch> sw = node->GetObject<IbSwitch>();
         uint64_t switchRx = 0;
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
@@ -145,27 +235,40 @@ IbConservation::Audit(ConservationAccount& account)
                 continue;
             }
             Ptr<IbNetDevice> peer = ch->GetPeer(d);
+            std::unique_ptr<Sender> sent;
+            if (CableEndCounters::IsLocal(peer->GetNode()->GetId()))
+            {
+                sent = std::make_unique<Sender>(*peer);
+            }
+            else if (const std::vector<uint64_t>* v = across.Find(node->GetId(), i))
+            {
+                sent = std::make_unique<Sender>(*v);
+            }
+            else
+            {
+                continue; // the peer's figures are in another process (Capture without across)
+            }
             // The cable toward d: what its peer started and d has not seen the head of.
             const uint64_t seenPackets = rxPackets + d->GetCreditOverruns();
             const uint64_t seenBytes = rxBytes + d->GetCreditOverrunBytes();
-            if (peer->GetTxPackets() < seenPackets || peer->GetTxBytes() < seenBytes)
+            if (sent->txPackets < seenPackets || sent->txBytes < seenBytes)
             {
                 account.AddCheck("ib_links_consistent",
                                  false,
                                  "cable to " + PortName(*d) + ": " +
-                                     std::to_string(peer->GetTxPackets()) + " packets sent, " +
+                                     std::to_string(sent->txPackets) + " packets sent, " +
                                      std::to_string(seenPackets) + " arrived");
             }
             else
             {
                 account.AddInFlight("links",
-                                    peer->GetTxPackets() - seenPackets,
-                                    peer->GetTxBytes() - seenBytes);
+                                    sent->txPackets - seenPackets,
+                                    sent->txBytes - seenBytes);
             }
-            for (uint8_t vl = 0; vl < std::min(d->GetNDataVls(), peer->GetNDataVls()); ++vl)
+            for (uint8_t vl = 0; vl < std::min<size_t>(d->GetNDataVls(), sent->fccl.size()); ++vl)
             {
                 std::string failure;
-                if (!CreditsBalance(*peer, *d, vl, failure))
+                if (!CreditsBalance(*peer, *sent, *d, vl, failure))
                 {
                     account.AddCheck("ib_credits_balanced", false, failure);
                 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -77,6 +78,28 @@ class IbConservation
      * \return whether C + G + D + U balance
      */
     static bool CreditsBalance(const IbNetDevice& tx,
+                               const IbNetDevice& rx,
+                               uint8_t vl,
+                               std::string& failure);
+
+    /// The sending port's figures the credit balance and the cable's account need: its own,
+    /// or those its process sent (a run split across processes, CableEndCounters).
+    struct Sender
+    {
+        uint64_t txPackets{0};
+        uint64_t txBytes{0};
+        std::vector<uint16_t> fccl;  //!< by data VL
+        std::vector<uint16_t> fctbs; //!< by data VL
+
+        explicit Sender(const IbNetDevice& d);
+        /// From ToValues().
+        explicit Sender(const std::vector<uint64_t>& values);
+        std::vector<uint64_t> ToValues() const;
+    };
+
+    /// CreditsBalance with the sending port's figures apart (`tx` names the port).
+    static bool CreditsBalance(const IbNetDevice& tx,
+                               const Sender& sent,
                                const IbNetDevice& rx,
                                uint8_t vl,
                                std::string& failure);

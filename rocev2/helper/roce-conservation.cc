@@ -3,6 +3,7 @@
  */
 #include "roce-conservation.h"
 
+#include "ns3/cable-end-counters.h"
 #include "ns3/conservation-check.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
@@ -40,6 +41,50 @@ AddLoss(ConservationAccount& account,
     const RoceNetDevice::Loss& l = d.GetLoss(site);
     account.AddDropped(reason, l.frames, l.bytes);
     account.AddLosslessDrop(reason, l.losslessFrames, l.losslessBytes);
+}
+
+/// The device at the other end of a port's cable (nullptr: none, or not a RoCEv2 cable).
+Ptr<RoceNetDevice>
+PeerOf(const Ptr<RoceNetDevice>& d)
+{
+    Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d->GetChannel());
+    if (!ch || ch->GetNDevices() != 2)
+    {
+        return nullptr;
+    }
+    return StaticCast<RoceNetDevice>(ch->GetDevice(ch->GetDevice(0) == d ? 1 : 0));
+}
+
+/// In a run split across processes (ConservationCheck::GetAcross), what this process's ports
+/// sent on the cables toward other processes' ports, swapped for theirs.
+CableEndCounters
+SwapAcross()
+{
+    CableEndCounters counters;
+    PartitionExchange* across = ConservationCheck::GetAcross();
+    if (!across)
+    {
+        return counters;
+    }
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        if (!CableEndCounters::IsLocal((*it)->GetId()))
+        {
+            continue;
+        }
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            Ptr<RoceNetDevice> d = DynamicCast<RoceNetDevice>((*it)->GetDevice(i));
+            Ptr<RoceNetDevice> peer = d ? PeerOf(d) : nullptr;
+            if (peer && !CableEndCounters::IsLocal(peer->GetNode()->GetId()))
+            {
+                const auto [frames, bytes] = DataSent(*d);
+                counters.Add(peer->GetNode()->GetId(), peer->GetIfIndex(), {frames, bytes});
+            }
+        }
+    }
+    counters.Swap(*across);
+    return counters;
 }
 
 std::string
@@ -85,9 +130,15 @@ RoceConservation::Audit(ConservationAccount& account, const std::string& stack)
     account.AddCheck(buffersMatch, true);
     account.AddCheck(linksConsistent, true);
 
+    // Split across processes: each audits its own nodes, and the cables toward them.
+    const CableEndCounters across = SwapAcross();
     for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
     {
         Ptr<Node> node = *it;
+        if (!CableEndCounters::IsLocal(node->GetId()))
+        {
+            continue;
+        }
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
         {
             Ptr<RoceNetDevice> d = DynamicCast<RoceNetDevice>(node->GetDevice(i));
@@ -129,14 +180,25 @@ RoceConservation::Audit(ConservationAccount& account, const std::string& stack)
             AddLoss(account, "pfc_watchdog", *d, RoceNetDevice::LOSS_WATCHDOG_INGRESS);
 
             // The cable toward this port: what its peer put on it and this port has not seen.
-            Ptr<RoceChannel> ch = DynamicCast<RoceChannel>(d->GetChannel());
-            if (!ch || ch->GetNDevices() != 2)
+            Ptr<RoceNetDevice> peer = PeerOf(d);
+            if (!peer)
             {
                 continue;
             }
-            Ptr<RoceNetDevice> peer =
-                StaticCast<RoceNetDevice>(ch->GetDevice(ch->GetDevice(0) == d ? 1 : 0));
-            const auto [sentFrames, sentBytes] = DataSent(*peer);
+            std::pair<uint64_t, uint64_t> sent;
+            if (CableEndCounters::IsLocal(peer->GetNode()->GetId()))
+            {
+                sent = DataSent(*peer);
+            }
+            else if (const std::vector<uint64_t>* v = across.Find(node->GetId(), i))
+            {
+                sent = {v->at(0), v->at(1)};
+            }
+            else
+            {
+                continue; // the peer's counters are in another process (Capture without across)
+            }
+            const auto [sentFrames, sentBytes] = sent;
             const uint64_t arrivedFrames = d->GetArrivedFrames() - d->GetControlArrivedFrames();
             const uint64_t arrivedBytes = d->GetArrivedBytes() - d->GetControlArrivedBytes();
             if (sentFrames < arrivedFrames || sentBytes < arrivedBytes)

@@ -8,8 +8,8 @@ PFC frames at least (the contended case, where the order of same-time events mat
 
 With --mpiexec=LAUNCHER (a launcher and its options, separated by commas, e.g.
 "mpirun,--oversubscribe"), the 2 and 4 partitions are that many MPI processes instead (the MPI build,
-tests/mpi): the summary merged by rank 0 must be the one-process run's, but for "conservation"
-and "alerts" (not checked across processes) and InfiniBand's congestion tree (not merged), and
+tests/mpi): the summary merged by rank 0 must be the one-process run's (its packet balance
+included), but for InfiniBand's congestion tree (not merged), and
 the CSVs rank 0 writes for the whole run (MERGED_CSVS) the same.
 
 usage: partitions.py WORKDIR MIN_PAUSES [--mpiexec=LAUNCHER] BINARY [ARG...]
@@ -56,8 +56,6 @@ def comparable(summary, out, mpi):
     summary.pop("wall", None)
     summary.pop("partitions", None)
     if mpi:
-        summary.pop("conservation", None)
-        summary.pop("alerts", None)
         # Per-process samples of a tree that spans processes: not merged (SummaryMerge).
         ib = summary.get("fabric", {}).get("infiniband", {})
         ib.get("observability", {}).pop("congestion_tree", None)
@@ -85,9 +83,9 @@ def main():
                            cwd, timeout=300)
         else:
             clitest.run_ok(binary, [*args, f"--partitions={n}", f"--out={out}"], cwd, timeout=120)
-        # Across processes the balance is not checked (RunOutput::SetExchange); the emulated
-        # split checks it with the same frames.
-        runs[n] = (out, clitest.load_summary(out, conservation=not (mpiexec and n > 1)))
+        # The packet balance must hold: across processes, each audits its own nodes and rank 0
+        # their sum (ConservationCheck::MergeAcross).
+        runs[n] = (out, clitest.load_summary(out))
     out1, one = runs[1]
     pauses = one.get("pfc", {}).get("pfc_frames_sent", 0)
     if pauses < min_pauses:

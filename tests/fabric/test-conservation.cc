@@ -169,6 +169,48 @@ TEST(FabricConservationAccount, JsonForm)
     EXPECT_EQ(j["holds"], true);
 }
 
+TEST(FabricConservationAccount, JsonRoundTrip)
+{
+    ConservationAccount a = Balanced();
+    a.AddLosslessDrop("buffer_full", 1, 100);
+    a.AddCheck("x_balanced", false, "port 3: off by one");
+    a.AddCheck("y_match", true);
+    EXPECT_EQ(ConservationAccount::FromJson(a.ToJson()).ToJson(), a.ToJson());
+
+    ConservationAccount two = Balanced();
+    two.Merge(Balanced());
+    EXPECT_EQ(ConservationAccount::FromJson(two.ToJson()).ToJson(), two.ToJson());
+}
+
+TEST(FabricConservationAccount, ProcessesOfASplitRunBalanceTogether)
+{
+    // Process 0 injected what process 1 delivered: neither balances alone, the sum does.
+    ConservationAccount zero;
+    zero.AddInjected(10, 1000);
+    zero.AddDelivered(4, 400);
+    zero.AddInFlight("links", 1, 100);
+    zero.AddCheck("x_balanced", true);
+    ConservationAccount one;
+    one.AddDelivered(5, 500);
+    one.AddCheck("x_balanced", false, "port 7");
+    EXPECT_FALSE(zero.Balances());
+    EXPECT_FALSE(one.Balances());
+    ConservationAccount sum = zero;
+    sum.AddProcess(ConservationAccount::FromJson(one.ToJson()));
+    EXPECT_TRUE(sum.Balances());
+    EXPECT_EQ(sum.GetAudits(), 1U); // one simulation, seen by two processes
+    EXPECT_EQ(sum.GetDelivered(), (ConservationAccount::Count{9, 900}));
+    EXPECT_FALSE(sum.ChecksHold()); // a check that failed in one process fails the run
+    EXPECT_EQ(sum.GetCheckFailures(), std::vector<std::string>{"x_balanced: port 7"});
+
+    // A leak in one process still shows in the sum.
+    one.AddInjected(1, 100);
+    ConservationAccount leaky = zero;
+    leaky.AddProcess(one);
+    EXPECT_EQ(leaky.GetImbalance(), Pair(1, 100));
+    EXPECT_FALSE(leaky.Holds());
+}
+
 TEST_F(FabricConservationCheck, NoStackHoldsQuietly)
 {
     present = false;

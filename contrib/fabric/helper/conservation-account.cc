@@ -253,6 +253,63 @@ ConservationAccount::Merge(const ConservationAccount& other)
     m_audits += other.m_audits;
 }
 
+void
+ConservationAccount::AddProcess(const ConservationAccount& other)
+{
+    const uint32_t audits = m_audits;
+    const bool merged = m_merged;
+    const uint32_t unbalanced = m_unbalancedAudits;
+    Merge(other);
+    // One simulation seen by several processes: the balance is that of the sum.
+    m_audits = audits;
+    m_merged = merged;
+    m_unbalancedAudits = unbalanced;
+}
+
+ConservationAccount
+ConservationAccount::FromJson(const nlohmann::json& j)
+{
+    auto count = [](const nlohmann::json& c) {
+        return Count{c.at("packets").get<uint64_t>(), c.at("bytes").get<uint64_t>()};
+    };
+    ConservationAccount a;
+    a.m_audits = j.at("simulations").get<uint32_t>();
+    a.m_injected = count(j.at("injected"));
+    a.m_delivered = count(j.at("delivered"));
+    for (const auto& [reason, c] : j.at("dropped").at("by_reason").items())
+    {
+        a.m_dropped[reason] = count(c);
+    }
+    for (const auto& [reason, c] : j.at("lossless_drops").at("by_reason").items())
+    {
+        a.m_losslessDropped[reason] = count(c);
+    }
+    for (const auto& [place, c] : j.at("in_flight").at("by_place").items())
+    {
+        a.m_inFlight[place] = count(c);
+    }
+    for (const auto& [name, holds] : j.at("checks").items())
+    {
+        a.m_checks[name].holds = holds.get<bool>();
+    }
+    // "name: failure", as GetCheckFailures() wrote them.
+    for (const auto& text : j.at("check_failures"))
+    {
+        const std::string t = text.get<std::string>();
+        const size_t colon = t.find(": ");
+        if (colon != std::string::npos && a.m_checks.count(t.substr(0, colon)))
+        {
+            a.m_checks[t.substr(0, colon)].failures.push_back(t.substr(colon + 2));
+        }
+    }
+    if (a.m_audits > 1)
+    {
+        a.m_merged = true;
+        a.m_unbalancedAudits = j.at("unbalanced_simulations").get<uint32_t>();
+    }
+    return a;
+}
+
 uint32_t
 ConservationAccount::GetAudits() const
 {

@@ -90,6 +90,15 @@ class ConservationAccount
 
     /// Add another simulation's account of the same stack.
     void Merge(const ConservationAccount& other);
+    /**
+     * Add the account another process of a split run (docs/distributed.md) took of the same
+     * simulation: each process counts its own nodes and the cables toward them, so the sum is
+     * the whole fabric's; the number of simulations stays.
+     */
+    void AddProcess(const ConservationAccount& other);
+    /// The account ToJson() wrote (its figures, checks and check failures).
+    static ConservationAccount FromJson(const nlohmann::json& j);
+
     /// Simulations this account covers (1, plus one per Merge of a single one).
     uint32_t GetAudits() const;
     /// Of those, the simulations whose numbers did not balance.

@@ -22,6 +22,7 @@ struct State
     std::map<std::string, ConservationAccount> current; //!< latest audit of the live one
     bool commitScheduled{false};
     bool strict{false};
+    PartitionExchange* across{nullptr}; //!< during Capture(across)
 };
 
 State&
@@ -40,10 +41,11 @@ ConservationCheck::RegisterAuditor(const std::string& stack, Auditor auditor)
 }
 
 void
-ConservationCheck::Capture()
+ConservationCheck::Capture(PartitionExchange* across)
 {
     State& s = GetState();
     bool found = false;
+    s.across = across;
     for (const auto& [stack, auditor] : s.auditors)
     {
         ConservationAccount account;
@@ -54,12 +56,53 @@ ConservationCheck::Capture()
             found = true;
         }
     }
+    s.across = nullptr;
     if (found && !s.commitScheduled)
     {
         // Destroy events run before the next simulation can start: this one's audit joins
         // the total exactly once, whichever capture came last.
         Simulator::ScheduleDestroy(&ConservationCheck::Commit);
         s.commitScheduled = true;
+    }
+}
+
+PartitionExchange*
+ConservationCheck::GetAcross()
+{
+    return GetState().across;
+}
+
+void
+ConservationCheck::MergeAcross(PartitionExchange& exchange)
+{
+    State& s = GetState();
+    nlohmann::json mine = nlohmann::json::object();
+    for (const auto& [stack, account] : s.current)
+    {
+        mine[stack] = account.ToJson();
+    }
+    const std::vector<std::string> texts = exchange.Gather(mine.dump());
+    if (exchange.GetRank() != 0)
+    {
+        s.current.clear();
+        return;
+    }
+    for (size_t rank = 1; rank < texts.size(); ++rank)
+    {
+        const nlohmann::json theirAccounts = nlohmann::json::parse(texts[rank]);
+        for (const auto& [stack, j] : theirAccounts.items())
+        {
+            const ConservationAccount theirs = ConservationAccount::FromJson(j);
+            auto it = s.current.find(stack);
+            if (it == s.current.end())
+            {
+                s.current.emplace(stack, theirs);
+            }
+            else
+            {
+                it->second.AddProcess(theirs);
+            }
+        }
     }
 }
 

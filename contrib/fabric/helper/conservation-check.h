@@ -6,6 +6,8 @@
 
 #include "conservation-account.h"
 
+#include "ns3/partition-exchange.h"
+
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -48,8 +50,23 @@ class ConservationCheck
     /// registering a name again replaces the auditor.
     static void RegisterAuditor(const std::string& stack, Auditor auditor);
 
-    /// Audit the live simulation (each stack that has devices in it).
-    static void Capture();
+    /**
+     * Audit the live simulation (each stack that has devices in it).
+     * \param across in a run split across processes, its processes: every process calls
+     *        Capture(across) at the same point, and the auditors swap the counters of the
+     *        cables between processes through it (GetAcross); nullptr otherwise
+     */
+    static void Capture(PartitionExchange* across = nullptr);
+    /// During Capture(across): `across`, else nullptr.
+    static PartitionExchange* GetAcross();
+    /**
+     * After Capture(across) in every process of a split run: rank 0's accounts become the sum
+     * of every process's (ConservationAccount::AddProcess), so that ToJson, GetAlerts and
+     * --strict speak for the whole fabric; the other processes' are cleared (alone, a process
+     * does not balance: a packet injected there may be delivered in another). Every process
+     * calls it.
+     */
+    static void MergeAcross(PartitionExchange& exchange);
 
     /// Every stack's account: the simulations destroyed so far and the latest audit of the
     /// live one.

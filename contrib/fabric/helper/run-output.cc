@@ -104,13 +104,24 @@ RunOutput::WriteSummary()
         m_json["interrupted_by"] = RunInterrupt::GetSignalName();
     }
     // Every program writes its summary here, so this is where every run is checked: the
-    // simulation alive now, and those already torn down (ConservationCheck).
+    // simulation alive now, and those already torn down (ConservationCheck). Split across
+    // processes, each audits its own nodes and rank 0 the sum (every process takes part).
+    ConservationCheck::Capture(m_exchange);
     if (m_exchange)
     {
-        WriteMergedSummary();
-        return;
+        ConservationCheck::MergeAcross(*m_exchange);
+        const std::vector<std::string> texts = m_exchange->Gather(m_json.dump());
+        if (m_exchange->GetRank() != 0)
+        {
+            return;
+        }
+        std::vector<nlohmann::json> summaries;
+        for (const std::string& t : texts)
+        {
+            summaries.push_back(nlohmann::json::parse(t));
+        }
+        m_json = SummaryMerge::Merge(summaries);
     }
-    ConservationCheck::Capture();
     m_json["conservation"] = ConservationCheck::ToJson();
     const std::vector<std::string> alerts = ConservationCheck::GetAlerts();
     m_json["alerts"] = alerts;
@@ -180,32 +191,6 @@ RunOutput::MergeCsvAcross(const std::string& name) const
         out << r.text << '\n';
     }
     file.Commit();
-}
-
-void
-RunOutput::WriteMergedSummary()
-{
-    // A process holds only its nodes' side of the links to other processes, so the packet
-    // balance is not checked across them (it is with the same frames emulated in one process,
-    // --partitions).
-    m_json["conservation"] = {{"checked", false},
-                              {"why",
-                               "split across " + std::to_string(m_exchange->GetSize()) +
-                                   " processes: each sees its side of the links between "
-                                   "them; run --partitions in one process to check it"}};
-    m_json["alerts"] = nlohmann::json::array();
-    const std::vector<std::string> texts = m_exchange->Gather(m_json.dump());
-    if (m_exchange->GetRank() != 0)
-    {
-        return;
-    }
-    std::vector<nlohmann::json> summaries;
-    for (const std::string& t : texts)
-    {
-        summaries.push_back(nlohmann::json::parse(t));
-    }
-    m_json = SummaryMerge::Merge(summaries);
-    AtomicFile::Write(PathOf("summary.json"), m_json.dump(2) + "\n");
 }
 
 CsvWriter

@@ -129,9 +129,6 @@ class RunOutput
     static double PeakRssMiB();
 
   private:
-    /// WriteSummary in a split run (SetExchange).
-    void WriteMergedSummary();
-
     std::string m_dir;                      //!< Output directory.
     PartitionExchange* m_exchange{nullptr}; //!< SetExchange
     nlohmann::json m_json;                  //!< The summary.

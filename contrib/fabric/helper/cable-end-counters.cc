@@ -1,0 +1,91 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "cable-end-counters.h"
+
+#include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
+
+#include <cstring>
+
+namespace ns3
+{
+
+namespace
+{
+
+void
+Put(std::vector<uint8_t>& out, uint64_t v)
+{
+    const size_t at = out.size();
+    out.resize(at + sizeof(v));
+    std::memcpy(out.data() + at, &v, sizeof(v));
+}
+
+uint64_t
+Take(const std::vector<uint8_t>& in, size_t& at)
+{
+    NS_ABORT_MSG_IF(at + sizeof(uint64_t) > in.size(), "CableEndCounters: truncated counters");
+    uint64_t v;
+    std::memcpy(&v, in.data() + at, sizeof(v));
+    at += sizeof(v);
+    return v;
+}
+
+} // namespace
+
+bool
+CableEndCounters::IsLocal(uint32_t node)
+{
+    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    return !impl || impl->IsLocal(node);
+}
+
+void
+CableEndCounters::Add(uint32_t node, uint32_t device, const std::vector<uint64_t>& values)
+{
+    const uint32_t process = NodeList::GetNode(node)->GetSystemId();
+    if (m_out.size() <= process)
+    {
+        m_out.resize(process + 1);
+    }
+    std::vector<uint8_t>& out = m_out[process];
+    Put(out, node);
+    Put(out, device);
+    Put(out, values.size());
+    for (uint64_t v : values)
+    {
+        Put(out, v);
+    }
+}
+
+void
+CableEndCounters::Swap(PartitionExchange& exchange)
+{
+    m_out.resize(std::max<size_t>(m_out.size(), exchange.GetSize()));
+    const std::vector<uint8_t> in = exchange.Exchange(m_out);
+    m_out.clear();
+    size_t at = 0;
+    while (at < in.size())
+    {
+        const uint32_t node = static_cast<uint32_t>(Take(in, at));
+        const uint32_t device = static_cast<uint32_t>(Take(in, at));
+        std::vector<uint64_t>& values = m_received[{node, device}];
+        values.resize(Take(in, at));
+        for (uint64_t& v : values)
+        {
+            v = Take(in, at);
+        }
+    }
+}
+
+const std::vector<uint64_t>*
+CableEndCounters::Find(uint32_t node, uint32_t device) const
+{
+    auto it = m_received.find({node, device});
+    return it == m_received.end() ? nullptr : &it->second;
+}
+
+} // namespace ns3
