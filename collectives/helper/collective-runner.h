@@ -29,7 +29,9 @@ struct CollectiveResult
  * \ingroup collectives
  * \brief Runs a sequence of collectives on a communicator, one at a time like nccl-tests'
  * size sweep: operation k+1 starts on every rank when the last rank finished operation k
- * (an instantaneous barrier), so each size is timed alone.
+ * (an instantaneous barrier), so each size is timed alone. In a split run (and its emulation,
+ * --partitions) the barrier takes one lookahead (FabricSimulatorImpl::ArriveAtBarrier): the
+ * processes learn that the last rank finished at the end of a window.
  */
 class CollectiveRunner
 {
@@ -53,7 +55,9 @@ class CollectiveRunner
     void StartNext();
     void RankDone(uint32_t rank, uint32_t op);
     /// This process's ranks finished the current collective.
-    void Finish();
+    void LocalRanksDone();
+    /// Every rank finished the current collective, the last at `end`: start the next.
+    void Finish(Time end);
 
     std::vector<Ptr<CollectiveApp>> m_apps;
     std::vector<uint64_t> m_sizes;

@@ -445,3 +445,33 @@ TEST(FabricPartitions, ANodesStopEndsTheRunAtItsWindowsEndAGlobalStopAtOnce)
         EXPECT_EQ(ran, expected) << global;
     }
 }
+
+TEST(FabricPartitions, ABarrierOpensOneLookaheadAfterTheLastArrival)
+{
+    UseTieBreak use(FabricSimulatorImpl::SOURCE);
+    Simulator::Now(); // the simulator exists from here
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    impl->SetPartitions(NanoSeconds(10).GetTimeStep(), {0, 0});
+    std::vector<std::string> log;
+    // Windows of 10 ns: the barrier is complete at 23 ns (the last arrival), learnt at 30 ns,
+    // and its continuation runs at 33 ns, whatever else is pending.
+    Simulator::ScheduleWithContext(0, NanoSeconds(23), [&] {
+        impl->ArriveAtBarrier([&](Time last) {
+            log.push_back("then at " + std::to_string(Simulator::Now().GetNanoSeconds()) +
+                          " ns, last " + std::to_string(last.GetNanoSeconds()) + " ns");
+        });
+    });
+    Simulator::ScheduleWithContext(1, NanoSeconds(31), [&] { log.push_back("node at 31 ns"); });
+    Simulator::ScheduleWithContext(1, NanoSeconds(36), [&] { log.push_back("node at 36 ns"); });
+    Simulator::Run();
+    EXPECT_EQ(
+        log,
+        (std::vector<std::string>{"node at 31 ns", "then at 33 ns, last 23 ns", "node at 36 ns"}));
+    // Nothing pending elsewhere: the barrier still opens (no event left but its own).
+    std::vector<int64_t> opened;
+    Simulator::ScheduleWithContext(0, NanoSeconds(5), [&] {
+        impl->ArriveAtBarrier([&](Time last) { opened.push_back(last.GetNanoSeconds()); });
+    });
+    Simulator::Run();
+    EXPECT_EQ(opened, std::vector<int64_t>{41});
+}

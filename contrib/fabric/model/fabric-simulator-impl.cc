@@ -246,6 +246,12 @@ FabricSimulatorImpl::Run()
     else
     {
         RunWindows();
+        if (m_exchange)
+        {
+            // Now() after the run is the last event of any process, as in one process (what
+            // observers compute from it then, such as utilisations, is the same everywhere).
+            m_currentTs = m_exchange->Max(m_currentTs);
+        }
     }
     // Stopped by running out of events: every event scheduled was run or removed.
     NS_ASSERT(m_stop || !IsEmpty() || m_unscheduledEvents == 0);
@@ -377,7 +383,7 @@ FabricSimulatorImpl::RunWindows()
         // at `end` or later. The next window starts at the next event's (an empty stretch is
         // skipped).
         DeliverHeld();
-        PartitionExchange::Window w{NextTs(), m_stop, m_stopAsked};
+        PartitionExchange::Window w{NextTs(), m_stop, m_stopAsked, m_atBarrier, m_barrierTs};
         if (m_exchange)
         {
             m_exchange->Agree(w);
@@ -387,12 +393,42 @@ FabricSimulatorImpl::RunWindows()
             m_stop = true;
             return;
         }
+        if (w.atBarrier)
+        {
+            OpenBarrier(w.barrierTs);
+            w.nextTs = std::min(w.nextTs, w.barrierTs + m_lookahead);
+        }
         if (w.nextTs == UINT64_MAX)
         {
             return; // no events left in any partition
         }
         RunBefore((w.nextTs / m_lookahead + 1) * m_lookahead);
     }
+}
+
+void
+FabricSimulatorImpl::ArriveAtBarrier(std::function<void(Time last)> then)
+{
+    NS_ABORT_MSG_IF(m_lookahead == 0, "FabricSimulatorImpl::ArriveAtBarrier: the run is not split");
+    NS_ABORT_MSG_IF(m_atBarrier, "FabricSimulatorImpl::ArriveAtBarrier: one barrier at a time");
+    m_atBarrier = true;
+    m_barrierTs = m_currentTs;
+    m_afterBarrier = std::move(then);
+}
+
+void
+FabricSimulatorImpl::OpenBarrier(uint64_t last)
+{
+    std::function<void(Time)> then = std::move(m_afterBarrier);
+    m_atBarrier = false;
+    m_afterBarrier = nullptr;
+    // A global event, scheduled by no node: every process gives it the same tie.
+    const uint32_t context = m_currentContext;
+    m_currentContext = Simulator::NO_CONTEXT;
+    InsertAt(last + m_lookahead, Simulator::NO_CONTEXT, MakeEvent([then, last]() {
+                 then(TimeStep(static_cast<int64_t>(last)));
+             }));
+    m_currentContext = context;
 }
 
 void

@@ -13,6 +13,7 @@
 #include "ns3/simulator-impl.h"
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <vector>
 
@@ -154,6 +155,15 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// This partition is done: a node's Stop() (see SetPartitions), whatever the context; in
     /// a run that is not split, Stop().
     void AskToStop();
+    /**
+     * A barrier across the partitions of a split run (a sweep's next size starts when every
+     * process's ranks finished the last): this partition arrives now; once every partition
+     * has (learnt at the end of a window), `then` runs as a global event in every process one
+     * lookahead after the latest arrival, given that arrival's time. The lookahead is what
+     * makes it causal: the latest arrival is in the window just ended, so its time plus a
+     * lookahead is not in any process's past. One barrier at a time.
+     */
+    void ArriveAtBarrier(std::function<void(Time last)> then);
     /// The exchange of SetPartitions (nullptr: one process).
     PartitionExchange* GetExchange() const;
     /// Events run without a node context (main()'s and global ones; in a split run every
@@ -242,6 +252,11 @@ class FabricSimulatorImpl final : public SimulatorImpl
     uint64_t m_globalEventCount{0};
     /// A node called Stop() in a split run (see Stop).
     bool m_stopAsked{false};
+    /// Every partition arrived at the barrier, the latest at `last`: schedule its `then`.
+    void OpenBarrier(uint64_t last);
+    bool m_atBarrier{false};                  //!< ArriveAtBarrier, until it opens
+    uint64_t m_barrierTs{0};                  //!< when this partition arrived
+    std::function<void(Time)> m_afterBarrier; //!< ArriveAtBarrier's `then`
 
     TieBreak m_tieBreak{INSERTION};
     std::vector<uint64_t> m_scheduledBy; //!< Source: events each context scheduled, by context

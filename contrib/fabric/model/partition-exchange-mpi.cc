@@ -85,13 +85,20 @@ class MpiPartitionExchange final : public PartitionExchange
     void Agree(Window& w) override
     {
         // One reduction, all minima: the earliest next event, whether every rank still runs,
-        // whether every rank asked to stop.
-        uint64_t mine[3] = {w.nextTs, w.stopped ? 0u : 1u, w.allAskedToStop ? 1u : 0u};
-        uint64_t all[3];
-        MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+        // whether every rank asked to stop, whether every rank is at the barrier, the latest
+        // arrival there (as the least complement).
+        uint64_t mine[5] = {w.nextTs,
+                            w.stopped ? 0u : 1u,
+                            w.allAskedToStop ? 1u : 0u,
+                            w.atBarrier ? 1u : 0u,
+                            UINT64_MAX - (w.atBarrier ? w.barrierTs : 0)};
+        uint64_t all[5];
+        MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
         w.nextTs = all[0];
         w.stopped = all[1] == 0;
         w.allAskedToStop = all[2] == 1;
+        w.atBarrier = all[3] == 1;
+        w.barrierTs = UINT64_MAX - all[4];
     }
 
     std::vector<std::string> Gather(const std::string& text) override

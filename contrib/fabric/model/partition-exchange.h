@@ -35,9 +35,11 @@ class PartitionExchange
     /// What a partition knows at the end of a window, and what they agree on.
     struct Window
     {
-        uint64_t nextTs;     //!< its next event (UINT64_MAX: none); agreed: the earliest
-        bool stopped;        //!< it stopped (a global Stop); agreed: any did
-        bool allAskedToStop; //!< a node of it called Stop(); agreed: every partition did
+        uint64_t nextTs;       //!< its next event (UINT64_MAX: none); agreed: the earliest
+        bool stopped;          //!< it stopped (a global Stop); agreed: any did
+        bool allAskedToStop;   //!< a node of it called Stop(); agreed: every partition did
+        bool atBarrier{false}; //!< it arrived at the barrier; agreed: every partition did
+        uint64_t barrierTs{0}; //!< when it arrived there; agreed: the latest
     };
 
     /// Agree on the next window (see Window).
