@@ -50,35 +50,16 @@ CableEndCounters
 SwapAcross()
 {
     CableEndCounters counters;
-    PartitionExchange* across = ConservationCheck::GetAcross();
-    if (!across)
-    {
-        return counters;
-    }
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        if (!CableEndCounters::IsLocal((*it)->GetId()))
-        {
-            continue;
-        }
-        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
-        {
-            Ptr<IbNetDevice> d = DynamicCast<IbNetDevice>((*it)->GetDevice(i));
-            Ptr<IbChannel> ch = d ? DynamicCast<IbChannel>(d->GetChannel()) : nullptr;
-            if (!ch || ch->GetNDevices() != 2)
-            {
-                continue;
-            }
-            Ptr<IbNetDevice> peer = ch->GetPeer(d);
-            if (!CableEndCounters::IsLocal(peer->GetNode()->GetId()))
-            {
-                counters.Add(peer->GetNode()->GetId(),
-                             peer->GetIfIndex(),
-                             IbConservation::Sender(*d).ToValues());
-            }
-        }
-    }
-    counters.Swap(*across);
+    counters.SwapSenders(
+        ConservationCheck::GetAcross(),
+        [](const Ptr<NetDevice>& d) -> Ptr<NetDevice> {
+            Ptr<IbNetDevice> ib = DynamicCast<IbNetDevice>(d);
+            Ptr<IbChannel> ch = ib ? DynamicCast<IbChannel>(ib->GetChannel()) : nullptr;
+            return ch && ch->GetNDevices() == 2 ? ch->GetPeer(ib) : nullptr;
+        },
+        [](const Ptr<NetDevice>& d) {
+            return IbConservation::Sender(*StaticCast<IbNetDevice>(d)).ToValues();
+        });
     return counters;
 }
 

@@ -61,29 +61,16 @@ CableEndCounters
 SwapAcross()
 {
     CableEndCounters counters;
-    PartitionExchange* across = ConservationCheck::GetAcross();
-    if (!across)
-    {
-        return counters;
-    }
-    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
-    {
-        if (!CableEndCounters::IsLocal((*it)->GetId()))
-        {
-            continue;
-        }
-        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
-        {
-            Ptr<RoceNetDevice> d = DynamicCast<RoceNetDevice>((*it)->GetDevice(i));
-            Ptr<RoceNetDevice> peer = d ? PeerOf(d) : nullptr;
-            if (peer && !CableEndCounters::IsLocal(peer->GetNode()->GetId()))
-            {
-                const auto [frames, bytes] = DataSent(*d);
-                counters.Add(peer->GetNode()->GetId(), peer->GetIfIndex(), {frames, bytes});
-            }
-        }
-    }
-    counters.Swap(*across);
+    counters.SwapSenders(
+        ConservationCheck::GetAcross(),
+        [](const Ptr<NetDevice>& d) -> Ptr<NetDevice> {
+            Ptr<RoceNetDevice> roce = DynamicCast<RoceNetDevice>(d);
+            return roce ? PeerOf(roce) : nullptr;
+        },
+        [](const Ptr<NetDevice>& d) {
+            const auto [frames, bytes] = DataSent(*StaticCast<RoceNetDevice>(d));
+            return std::vector<uint64_t>{frames, bytes};
+        });
     return counters;
 }
 

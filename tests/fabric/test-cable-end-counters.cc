@@ -4,6 +4,8 @@
 
 // CableEndCounters: a sender's counters travel to the process of the device its cable leads to.
 
+#include "fake-exchange.h"
+
 #include "ns3/cable-end-counters.h"
 #include "ns3/node.h"
 
@@ -15,17 +17,12 @@ namespace
 {
 
 /// Process 0 of two: what it sends partition 1 comes back as what partition 1 sent it.
-class LoopbackExchange : public PartitionExchange
+class LoopbackExchange : public FakeExchangeBase
 {
   public:
-    uint32_t GetRank() const override
+    LoopbackExchange()
+        : FakeExchangeBase(0, 2)
     {
-        return 0;
-    }
-
-    uint32_t GetSize() const override
-    {
-        return 2;
     }
 
     std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) override
@@ -33,20 +30,6 @@ class LoopbackExchange : public PartitionExchange
         EXPECT_EQ(out.size(), 2U);
         EXPECT_TRUE(out[0].empty()); // nothing for itself
         return out[1];
-    }
-
-    void Agree(Window& /* w */) override
-    {
-    }
-
-    std::vector<std::string> Gather(const std::string& text) override
-    {
-        return {text};
-    }
-
-    uint64_t Max(uint64_t value) override
-    {
-        return value;
     }
 };
 

@@ -5,6 +5,7 @@
 // RunOutput (summary.json written atomically, key convention) and CsvWriter (quoting, numbers).
 // AtomicFile itself: test-atomic-file.cc; the "interrupted" mark: test-run-interrupt.cc.
 
+#include "fake-exchange.h"
 #include "temp-dir-test.h"
 
 #include "ns3/input-error.h"
@@ -168,37 +169,18 @@ namespace
 {
 
 /// One process of a split run, given what the others' Gather returns.
-class GatheringExchange : public PartitionExchange
+class GatheringExchange : public FakeExchangeBase
 {
   public:
     GatheringExchange(uint32_t rank, std::vector<std::string> others)
-        : m_rank(rank),
+        : FakeExchangeBase(rank, static_cast<uint32_t>(others.size()) + 1),
           m_others(std::move(others))
-    {
-    }
-
-    uint32_t GetRank() const override
-    {
-        return m_rank;
-    }
-
-    uint32_t GetSize() const override
-    {
-        return static_cast<uint32_t>(m_others.size()) + 1;
-    }
-
-    std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& /* out */) override
-    {
-        return {};
-    }
-
-    void Agree(Window& /* w */) override
     {
     }
 
     std::vector<std::string> Gather(const std::string& text) override
     {
-        if (m_rank != 0)
+        if (GetRank() != 0)
         {
             return {};
         }
@@ -207,13 +189,7 @@ class GatheringExchange : public PartitionExchange
         return all;
     }
 
-    uint64_t Max(uint64_t value) override
-    {
-        return value;
-    }
-
   private:
-    uint32_t m_rank;
     std::vector<std::string> m_others;
 };
 

@@ -9,6 +9,8 @@
  * witness that the comparison can fail).
  */
 
+#include "fake-exchange.h"
+
 #include "ns3/core-module.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/packet.h"
@@ -318,17 +320,12 @@ namespace
 
 /// Partition 0 of two, in one process: records what it sends, and receives `m_incoming` at
 /// the first window's end.
-class FakeExchange : public PartitionExchange
+class FakeExchange : public FakeExchangeBase
 {
   public:
-    uint32_t GetRank() const override
+    FakeExchange()
+        : FakeExchangeBase(0, 2)
     {
-        return 0;
-    }
-
-    uint32_t GetSize() const override
-    {
-        return 2;
     }
 
     std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) override
@@ -339,18 +336,9 @@ class FakeExchange : public PartitionExchange
         return std::exchange(m_incoming, {});
     }
 
-    void Agree(Window& /* w */) override
-    {
-    }
-
     std::vector<std::string> Gather(const std::string& text) override
     {
         return {text, ""};
-    }
-
-    uint64_t Max(uint64_t value) override
-    {
-        return value;
     }
 
     uint32_t m_windows{0};

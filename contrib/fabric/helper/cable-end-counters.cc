@@ -81,6 +81,35 @@ CableEndCounters::Swap(PartitionExchange& exchange)
     }
 }
 
+void
+CableEndCounters::SwapSenders(
+    PartitionExchange* across,
+    const std::function<Ptr<NetDevice>(const Ptr<NetDevice>&)>& peerOf,
+    const std::function<std::vector<uint64_t>(const Ptr<NetDevice>&)>& values)
+{
+    if (!across)
+    {
+        return;
+    }
+    for (auto it = NodeList::Begin(); it != NodeList::End(); ++it)
+    {
+        if (!IsLocal((*it)->GetId()))
+        {
+            continue;
+        }
+        for (uint32_t i = 0; i < (*it)->GetNDevices(); ++i)
+        {
+            const Ptr<NetDevice> d = (*it)->GetDevice(i);
+            const Ptr<NetDevice> peer = peerOf(d);
+            if (peer && !IsLocal(peer->GetNode()->GetId()))
+            {
+                Add(peer->GetNode()->GetId(), peer->GetIfIndex(), values(d));
+            }
+        }
+    }
+    Swap(*across);
+}
+
 const std::vector<uint64_t>*
 CableEndCounters::Find(uint32_t node, uint32_t device) const
 {

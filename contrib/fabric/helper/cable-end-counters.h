@@ -4,9 +4,12 @@
 #ifndef CABLE_END_COUNTERS_H
 #define CABLE_END_COUNTERS_H
 
+#include "ns3/net-device.h"
 #include "ns3/partition-exchange.h"
+#include "ns3/ptr.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -42,6 +45,17 @@ class CableEndCounters
     /// Every process calls it once, after its Adds: then Find answers for this process's
     /// devices.
     void Swap(PartitionExchange& exchange);
+    /**
+     * The usual auditor's swap: in a run split across processes (`across` not null), Add the
+     * counters of every device of this process's nodes whose cable leads to another
+     * process's node, then Swap; nothing otherwise.
+     * \param peerOf the device at the other end of a device's cable (nullptr: none, or a
+     *        device the auditor does not cover)
+     * \param values a sending device's counters
+     */
+    void SwapSenders(PartitionExchange* across,
+                     const std::function<Ptr<NetDevice>(const Ptr<NetDevice>&)>& peerOf,
+                     const std::function<std::vector<uint64_t>(const Ptr<NetDevice>&)>& values);
     /// The counters another process's sender recorded for a device of this process (nullptr:
     /// none).
     const std::vector<uint64_t>* Find(uint32_t node, uint32_t device) const;
