@@ -498,7 +498,8 @@ ProgramOptions::Parse(const std::vector<std::string>& args)
             throw InputError("started as " + std::to_string(processes) +
                                  " processes (mpirun or srun), but " + m_program +
                                  " runs as one: each would simulate the whole run",
-                             "one process; fattree-allreduce splits a run across processes");
+                             "one process; fattree-allreduce and flows split a run across "
+                             "processes");
         }
     }
     catch (const InputError& e)
