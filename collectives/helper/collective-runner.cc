@@ -46,11 +46,10 @@ CollectiveRunner::StartNext()
                          Time(0)});
     m_ranksDone = 0;
     m_localApps = 0;
-    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
     for (auto& app : m_apps)
     {
         // In a split run (docs/distributed.md) each process starts and counts its own ranks.
-        if (!impl || impl->IsLocal(app->GetNode()->GetId()))
+        if (FabricSimulatorImpl::RunsHere(app->GetNode()->GetId()))
         {
             ++m_localApps;
             // In the rank's node, as ns-3 starts applications: what it schedules is its
@@ -73,13 +72,12 @@ CollectiveRunner::StartNext()
 void
 CollectiveRunner::LocalRanksDone()
 {
-    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    if (impl && impl->GetLookahead() != 0 && m_next + 1 < m_sizes.size())
+    if (FabricSimulatorImpl::IsSplit() && m_next + 1 < m_sizes.size())
     {
         // A split run (or its emulation): the next size starts when every process's ranks are
         // done, one lookahead after the last (the barrier between the sizes of a sweep, as
         // nccl-tests synchronises its ranks).
-        impl->ArriveAtBarrier([this](Time last) { Finish(last); });
+        FabricSimulatorImpl::Running()->ArriveAtBarrier([this](Time last) { Finish(last); });
         return;
     }
     Finish(Simulator::Now());

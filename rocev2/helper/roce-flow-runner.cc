@@ -52,15 +52,13 @@ RoceFlowRunner::IdealFct(const FlowSpec& spec) const
 bool
 RoceFlowRunner::IsLocalHost(uint32_t host) const
 {
-    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    return !impl || impl->IsLocal(m_fabric.GetHostNode(host)->GetId());
+    return FabricSimulatorImpl::RunsHere(m_fabric.GetHostNode(host)->GetId());
 }
 
 void
 RoceFlowRunner::Schedule(const std::vector<FlowSpec>& flows)
 {
-    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    m_split = impl && impl->GetLookahead() != 0;
+    m_split = FabricSimulatorImpl::IsSplit();
     for (const FlowSpec& f : flows)
     {
         const uint32_t id = static_cast<uint32_t>(m_records.size());

@@ -7,8 +7,7 @@
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/node-list.h"
 #include "ns3/node.h"
-
-#include <cstring>
+#include "ns3/wire-bytes.h"
 
 namespace ns3
 {
@@ -19,19 +18,16 @@ namespace
 void
 Put(std::vector<uint8_t>& out, uint64_t v)
 {
-    const size_t at = out.size();
-    out.resize(at + sizeof(v));
-    std::memcpy(out.data() + at, &v, sizeof(v));
+    out.resize(out.size() + 8);
+    WriteBe64(out.data() + out.size() - 8, v);
 }
 
 uint64_t
 Take(const std::vector<uint8_t>& in, size_t& at)
 {
-    NS_ABORT_MSG_IF(at + sizeof(uint64_t) > in.size(), "CableEndCounters: truncated counters");
-    uint64_t v;
-    std::memcpy(&v, in.data() + at, sizeof(v));
-    at += sizeof(v);
-    return v;
+    NS_ABORT_MSG_IF(at + 8 > in.size(), "CableEndCounters: truncated counters");
+    at += 8;
+    return ReadBe64(in.data() + at - 8);
 }
 
 } // namespace
@@ -39,8 +35,7 @@ Take(const std::vector<uint8_t>& in, size_t& at)
 bool
 CableEndCounters::IsLocal(uint32_t node)
 {
-    const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
-    return !impl || impl->IsLocal(node);
+    return FabricSimulatorImpl::RunsHere(node);
 }
 
 void

@@ -306,6 +306,20 @@ FabricSimulatorImpl::DropOtherProcessesEvents()
     }
 }
 
+bool
+FabricSimulatorImpl::RunsHere(uint32_t node)
+{
+    const FabricSimulatorImpl* impl = Running();
+    return !impl || impl->IsLocal(node);
+}
+
+bool
+FabricSimulatorImpl::IsSplit()
+{
+    const FabricSimulatorImpl* impl = Running();
+    return impl && impl->GetLookahead() != 0;
+}
+
 uint64_t
 FabricSimulatorImpl::GetLookahead() const
 {

@@ -172,6 +172,12 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Frames this process sent to other partitions so far.
     uint64_t GetRemoteEventCount() const;
 
+    /// IsLocal on the running FabricSimulatorImpl; true on any other implementation.
+    static bool RunsHere(uint32_t node);
+    /// Whether the running simulation is split into partitions (across processes or
+    /// emulated, SetPartitions with a lookahead); false on any other implementation.
+    static bool IsSplit();
+
     /// Whether a node's events run in this process (always, unless an exchange is set).
     bool IsLocal(uint32_t context) const
     {
