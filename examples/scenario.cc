@@ -3,7 +3,8 @@
  *
  * Runs a scenario file (docs/scenario-format.md): any topology, routes (ECMP, up-down or
  * static), lossless settings, flows, collectives and timed events on RoCEv2, with the PFC
- * deadlock detector.
+ * deadlock detector. It splits across MPI processes (docs/distributed.md) as the fat-tree
+ * programs do, with the nodes' "partition" from the file when it gives them.
  *
  *   ./ns3 run 'scenario --config=examples/scenarios/ring4-deadlock.json'
  */
@@ -28,6 +29,7 @@
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/scenario-file.h"
+#include "ns3/split-run-options.h"
 #include "ns3/wall-clock.h"
 
 #include <algorithm>
@@ -60,6 +62,60 @@ RoutesOf(const Scenario& s)
         routes.Compute(s.topology, {}, s.routing == RoutingMode::UP_DOWN);
     }
     return routes;
+}
+
+/// Which links are up once every link event of `s` up to `at` (included) has happened.
+std::vector<bool>
+LinksUpAt(const Scenario& s, Time at)
+{
+    std::vector<bool> up(s.topology.GetNLinks(), true);
+    for (const ScenarioEvent& e : s.events) // sorted by time
+    {
+        if (e.at > at)
+        {
+            break;
+        }
+        if (e.kind == ScenarioEvent::LINK_DOWN || e.kind == ScenarioEvent::LINK_UP)
+        {
+            up[e.link] = e.kind == ScenarioEvent::LINK_UP;
+        }
+    }
+    return up;
+}
+
+/// The ns-3 node of topology node `n`.
+Ptr<Node>
+NodeOf(const RoceFabricHelper& fabric, uint32_t n)
+{
+    return fabric.GetPortsByNode()[n].second.front()->GetNode();
+}
+
+/// fct.csv: each flow's completion time, empty for a flow unfinished at the end.
+void
+WriteFcts(const RunOutput& out, const Scenario& s, const RoceFlowRunner& runner)
+{
+    auto csv =
+        out.OpenCsv("fct.csv", {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us"});
+    uint32_t id = 0;
+    for (const FlowRecord& r : runner.GetRecords())
+    {
+        csv.Add(static_cast<uint64_t>(id++))
+            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.src]).name)
+            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.dst]).name)
+            .Add(static_cast<uint64_t>(r.spec.priority))
+            .Add(r.spec.bytes)
+            .Add(r.spec.start.GetNanoSeconds() / 1e3);
+        if (r.finish.IsZero())
+        {
+            csv.Add("");
+        }
+        else
+        {
+            csv.Add((r.finish - r.spec.start).GetNanoSeconds() / 1e3);
+        }
+        csv.EndRow();
+    }
+    csv.Close();
 }
 
 /// "cycle a -> b -> c -> a".
@@ -128,7 +184,11 @@ main(int argc, char* argv[])
                         "Runs a scenario file (docs/scenario-format.md) on RoCEv2: topology, "
                         "routes, PFC, flows, timed events and the PFC deadlock detector");
     opts.AddValue("config", "the scenario file (JSON)", config);
+    SplitRunOptions split;
+    split.AddOptions(opts);
     opts.Parse(argc, argv);
+    split.ApplyOptions(opts);
+    PartitionExchange* processes = split.GetExchange(); // under mpirun: the MPI ranks
     opts.RequireFabric("roce", "InfiniBand and TCP come with their own issues");
     if (config.empty())
     {
@@ -142,6 +202,24 @@ main(int argc, char* argv[])
     catch (const InputError& e)
     {
         opts.Fail(e);
+    }
+    std::vector<uint32_t> partitionOf; // the file's choice, if any, in a split run
+    try
+    {
+        partitionOf = ScenarioFile::PartitionsFor(s, split.GetPartitions());
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+    if (s.detector.enabled && processes)
+    {
+        // Its wait-for graph joins the queues of every switch at one instant.
+        opts.Fail(InputError(config + ": $.detector: the PFC deadlock detector runs in one " +
+                                 "process, and this run is split across " +
+                                 std::to_string(processes->GetSize()) + " processes",
+                             "one process for a scenario with a detector (--partitions=N "
+                             "splits it within one)"));
     }
     double ranks = 0;
     for (const CollectiveSpec& c : s.collectives)
@@ -204,6 +282,28 @@ main(int argc, char* argv[])
     }
 
     RunOutput out(opts.GetOutDir());
+    out.SetExchange(processes);
+    split.Partition(s.topology, partitionOf);
+    for (const ScenarioEvent& e : s.events)
+    {
+        // A cable's two ends would go down in two processes, with frames between them.
+        if (e.kind != ScenarioEvent::LINK_DOWN && e.kind != ScenarioEvent::LINK_UP)
+        {
+            continue;
+        }
+        const FabricTopology::Link& l = s.topology.GetLink(e.link);
+        const uint32_t a = s.topology.GetNode(l.nodeA).partition;
+        const uint32_t b = s.topology.GetNode(l.nodeB).partition;
+        if (a != b)
+        {
+            opts.Fail(InputError(
+                config + ": " + e.path + ": the link " + s.topology.GetNode(l.nodeA).name + " - " +
+                    s.topology.GetNode(l.nodeB).name + " joins partitions " + std::to_string(a) +
+                    " and " + std::to_string(b) + " and cannot fail in a split run",
+                "a failing link with both ends in one partition (the nodes' "
+                "\"partition\" in the file)"));
+        }
+    }
     std::string dir = opts.GetOutDir();
     if (!dir.empty() && dir.back() != '/')
     {
@@ -221,6 +321,7 @@ main(int argc, char* argv[])
     PfcMonitor pfc;
     pfc.Install(fabric);
     pfc.EnableEventLog(out.OpenCsv("pfc.csv", PfcMonitor::EventColumns()));
+    split.Start(opts); // before the flows: they count those this process receives
     Ptr<DeadlockDetector> detector;
     if (s.detector.enabled)
     {
@@ -265,7 +366,8 @@ main(int argc, char* argv[])
         collectives.push_back(std::make_unique<CollectiveRunner>(comms.back()->GetApps()));
         collectives.back()->ScheduleAllReduceSweep({spec.bytes}, spec.start);
     }
-    std::vector<bool> linkUp(s.topology.GetNLinks(), true);
+    // Each event runs on the node it changes (in a split run, in that node's process); a link's
+    // on its first end, whose process has both.
     EcmpRouteTable rerouted;
     for (const ScenarioEvent& e : s.events)
     {
@@ -273,38 +375,45 @@ main(int argc, char* argv[])
         {
         case ScenarioEvent::STOP_SENDER: {
             Ptr<RdmaEngine> engine = fabric.GetEngine(e.host);
-            Simulator::Schedule(e.at, [engine]() { engine->SetSendingData(false); });
+            Simulator::ScheduleWithContext(fabric.GetHostNode(e.host)->GetId(), e.at, [engine]() {
+                engine->SetSendingData(false);
+            });
             break;
         }
         case ScenarioEvent::PAUSE_STORM: {
             Ptr<RoceNicDevice> nic = fabric.GetNic(e.host);
             const uint8_t priority = e.priority;
-            Simulator::Schedule(e.at, [nic, priority]() { nic->StartPauseStorm(priority); });
+            Simulator::ScheduleWithContext(fabric.GetHostNode(e.host)->GetId(),
+                                           e.at,
+                                           [nic, priority]() { nic->StartPauseStorm(priority); });
             break;
         }
         case ScenarioEvent::LINK_DOWN:
         case ScenarioEvent::LINK_UP: {
             const bool up = e.kind == ScenarioEvent::LINK_UP;
             const uint32_t link = e.link;
-            Simulator::Schedule(e.at, [&fabric, &linkUp, link, up]() {
-                fabric.SetLinkUp(link, up);
-                linkUp[link] = up;
-            });
+            Simulator::ScheduleWithContext(NodeOf(fabric, s.topology.GetLink(link).nodeA)->GetId(),
+                                           e.at,
+                                           [&fabric, link, up]() { fabric.SetLinkUp(link, up); });
             if (e.rerouteAfter.IsPositive() && s.routing != RoutingMode::STATIC)
             {
                 // The control plane converges: every switch takes the routes of the links
-                // up at that moment (static routes stay as written).
-                Simulator::Schedule(e.at + e.rerouteAfter, [&]() {
-                    rerouted.Compute(s.topology, linkUp, s.routing == RoutingMode::UP_DOWN);
+                // up at that moment (static routes stay as written); in a split run every
+                // process updates its own switches.
+                const Time at = e.at + e.rerouteAfter;
+                Simulator::Schedule(at, [&s, &fabric, &rerouted, at]() {
+                    rerouted.Compute(s.topology,
+                                     LinksUpAt(s, at),
+                                     s.routing == RoutingMode::UP_DOWN);
                     for (uint32_t n = 0; n < s.topology.GetNNodes(); ++n)
                     {
-                        if (s.topology.GetNode(n).kind == FabricTopology::SWITCH)
+                        const Ptr<Node> node = NodeOf(fabric, n);
+                        if (s.topology.GetNode(n).kind == FabricTopology::SWITCH &&
+                            FabricSimulatorImpl::RunsHere(node->GetId()))
                         {
-                            fabric.GetPortsByNode()[n]
-                                .second.front()
-                                ->GetNode()
-                                ->GetObject<RoceSwitch>()
-                                ->SetRoutes(rerouted, n, fabric.GetHostAddress(0));
+                            node->GetObject<RoceSwitch>()->SetRoutes(rerouted,
+                                                                     n,
+                                                                     fabric.GetHostAddress(0));
                         }
                     }
                 });
@@ -315,35 +424,31 @@ main(int argc, char* argv[])
     }
     // A progress line on long runs; its tick is also where SIGINT/SIGTERM stop the run.
     ProgressReporter progress(s.stop, [&s]() { return Simulator::Now() < s.stop; });
-    progress.Start();
+    if (!processes || processes->GetRank() == 0)
+    {
+        progress.Start();
+    }
     Simulator::Stop(s.stop);
     Simulator::Run();
     progress.Stop();
     pfc.Finish();
+    // A run split across processes: rank 0 gets every process's pause events, completions and
+    // collective times.
+    out.MergeCsvAcross("pfc.csv");
+    runner.MergeAcross(processes);
+    for (auto& c : collectives)
+    {
+        if (processes)
+        {
+            c->MergeAcross(*processes);
+        }
+    }
     const double wallSeconds = wall.GetSeconds();
 
-    auto csv =
-        out.OpenCsv("fct.csv", {"id", "src", "dst", "priority", "bytes", "start_us", "fct_us"});
-    uint32_t id = 0;
-    for (const FlowRecord& r : runner.GetRecords())
+    if (!processes || processes->GetRank() == 0)
     {
-        csv.Add(static_cast<uint64_t>(id++))
-            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.src]).name)
-            .Add(s.topology.GetNode(s.topology.GetHosts()[r.spec.dst]).name)
-            .Add(static_cast<uint64_t>(r.spec.priority))
-            .Add(r.spec.bytes)
-            .Add(r.spec.start.GetNanoSeconds() / 1e3);
-        if (r.finish.IsZero())
-        {
-            csv.Add(""); // not finished by the end of the run
-        }
-        else
-        {
-            csv.Add((r.finish - r.spec.start).GetNanoSeconds() / 1e3);
-        }
-        csv.EndRow();
+        WriteFcts(out, s, runner); // rank 0 has every flow of a split run
     }
-    csv.Close();
 
     nlohmann::json& j = out.Json();
     j["config"] = opts.OptionsAsJson();
@@ -379,6 +484,10 @@ main(int argc, char* argv[])
     }
     j["collectives"] = colls;
     j["drops"] = fabric.GetDrops();
+    if (split.IsSplit())
+    {
+        j["partitions"] = split.ToJson();
+    }
     j["pfc"] = pfc.ToJson();
     uint64_t retagged = 0;
     for (uint32_t i = 0; i < fabric.GetNSwitches(); ++i)

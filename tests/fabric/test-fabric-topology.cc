@@ -267,3 +267,19 @@ TEST(FabricPartitions, WithoutPodsNodesSplitInIdOrder)
         EXPECT_EQ(t.GetNode(i).partition, i / 2);
     }
 }
+
+TEST(FabricPartitions, ChosenPartitionsReplaceThePodRule)
+{
+    FabricTopology t = FatTreeBuilder(4).Build();
+    std::vector<uint32_t> chosen(t.GetNNodes());
+    for (uint32_t i = 0; i < chosen.size(); ++i)
+    {
+        chosen[i] = (i * 7) % 3; // any assignment, pods or not
+    }
+    t.AssignPartitions(chosen, 3);
+    EXPECT_EQ(t.GetNPartitions(), 3u);
+    for (uint32_t i = 0; i < chosen.size(); ++i)
+    {
+        EXPECT_EQ(t.GetNode(i).partition, chosen[i]) << t.GetNode(i).name;
+    }
+}

@@ -367,3 +367,69 @@ TEST(ScenarioFile, ALinkRateOfZero)
               "case.json: $.defaults.rate: \"0bps\" is no rate (expected a rate > 0, e.g. "
               "100Gbps)");
 }
+
+/// RING with every node in a partition: s0, s1 and their hosts in 0, the others in `last`.
+std::string
+PartitionedRing(const std::string& last)
+{
+    std::string text = RING;
+    for (const std::string node : {"s0", "s1", "s2", "s3", "h0", "h1", "h2", "h3"})
+    {
+        const std::string from = "\"name\": \"" + node + "\", ";
+        const bool first = node == "s0" || node == "s1" || node == "h0" || node == "h1";
+        text = Replaced(text, from, from + "\"partition\": " + (first ? "0" : last) + ", ");
+    }
+    return text;
+}
+
+TEST(ScenarioFile, NodesNameTheirPartitionForASplitRun)
+{
+    const Scenario s = ScenarioFile::Parse(PartitionedRing("1"), "ring.json");
+    EXPECT_EQ(s.partitions, (std::vector<uint32_t>{0, 0, 1, 1, 0, 0, 1, 1})); // by node id
+    EXPECT_EQ(ScenarioFile::PartitionsFor(s, 2), s.partitions);
+    EXPECT_EQ(ScenarioFile::PartitionsFor(s, 4), s.partitions); // partitions 2 and 3 idle
+    // One partition holds every node (the reference run); not split: nothing to assign.
+    EXPECT_TRUE(ScenarioFile::PartitionsFor(s, 1).empty());
+    EXPECT_TRUE(ScenarioFile::PartitionsFor(s, 0).empty());
+    // A file without partitions leaves them to the default rule.
+    EXPECT_TRUE(ScenarioFile::Parse(RING, "ring.json").partitions.empty());
+    EXPECT_TRUE(ScenarioFile::PartitionsFor(ScenarioFile::Parse(RING, "ring.json"), 2).empty());
+}
+
+TEST(ScenarioFile, APartitionTheRunDoesNotHave)
+{
+    const Scenario s = ScenarioFile::Parse(PartitionedRing("3"), "ring.json");
+    try
+    {
+        ScenarioFile::PartitionsFor(s, 2);
+        ADD_FAILURE() << "partition 3 accepted in a run of 2";
+    }
+    catch (const InputError& e)
+    {
+        // The first node in a missing partition: s2, node 2.
+        EXPECT_EQ(std::string(e.what()),
+                  "ring.json: $.nodes[2].partition: partition 3 of \"s2\" does not exist in a "
+                  "run of 2 partitions (expected a partition from 0 to 1 (one per MPI process, "
+                  "or --partitions))");
+    }
+    EXPECT_EQ(ScenarioFile::PartitionsFor(s, 4), s.partitions);
+}
+
+TEST(ScenarioFile, PartitionsForSomeNodesOnlyOrNotANumber)
+{
+    // Given for s0 alone, or for every node but h3.
+    EXPECT_EQ(ErrorOf(RingWith(R"({"name": "s0", )", R"({"name": "s0", "partition": 1, )")),
+              "case.json: $.nodes[1]: no \"partition\" while $.nodes[0] has one (expected a "
+              "partition for every node or for none)");
+    EXPECT_EQ(ErrorOf(Replaced(PartitionedRing("1"),
+                               R"("name": "h3", "partition": 1, )",
+                               R"("name": "h3", )")),
+              "case.json: $.nodes[7]: no \"partition\" while $.nodes[0] has one (expected a "
+              "partition for every node or for none)");
+    EXPECT_EQ(ErrorOf(RingWith(R"({"name": "s1", )", R"({"name": "s1", "partition": 1, )")),
+              "case.json: $.nodes[1]: a \"partition\" while $.nodes[0] has none (expected a "
+              "partition for every node or for none)");
+    EXPECT_EQ(ErrorOf(RingWith(R"({"name": "s0", )", R"({"name": "s0", "partition": -1, )")),
+              "case.json: $.nodes[0].partition: -1 is not an integer in range (expected an "
+              "integer from 0 to 65535)");
+}

@@ -24,6 +24,7 @@ Process(uint64_t drops, double pausedUs, uint64_t events, double simUs, double w
         {"drops", {{"total", drops}, {"by_reason", {{"buffer_full", drops}}}}},
         {"pfc", {{"ports", {{"tor0:1", {{"paused_us", {pausedUs, 0.0}}}}}}}},
         {"simulator", {{"events", events}, {"packet_hops", 10 * events}, {"sim_time_us", simUs}}},
+        {"tagger", {{"rules", "3:34"}, {"retagged", drops + 1}}},
         {"wall", {{"seconds", wall}, {"events_per_s", 1.0}, {"peak_rss_MiB", 30.0 + wall}}}};
 }
 
@@ -44,6 +45,9 @@ TEST(SummaryMerge, CountersAddUpTimesTakeTheLatestTheRestIsPartitionZeros)
     EXPECT_DOUBLE_EQ(merged["wall"]["events_per_s"].get<double>(), 150 / 4.0);
     EXPECT_EQ(merged["config"], Process(0, 0, 0, 0, 0)["config"]);
     EXPECT_DOUBLE_EQ(merged["collectives"][0]["time_us"].get<double>(), 672.5);
+    // scenario's Tagger: each switch retags in its own process.
+    EXPECT_EQ(merged["tagger"]["retagged"].get<uint64_t>(), 9U);
+    EXPECT_EQ(merged["tagger"]["rules"], "3:34");
 }
 
 TEST(SummaryMerge, OneProcessIsItself)

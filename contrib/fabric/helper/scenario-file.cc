@@ -68,6 +68,9 @@ class Reader : public JsonReader
     }
 };
 
+/// The largest "partition" a node may name (MPI processes; far more than a fabric here needs).
+constexpr int64_t MAX_PARTITION = 65535;
+
 std::string
 Index(const std::string& path, size_t i)
 {
@@ -117,7 +120,7 @@ ReadTopology(const Reader& r, const Json& root, Scenario& s)
     {
         const std::string path = Index("$.nodes", i);
         const Json& n = r.Object(nodes[i], path);
-        r.OnlyKeys(n, path, {"name", "kind", "tier"});
+        r.OnlyKeys(n, path, {"name", "kind", "tier", "partition"});
         const std::string name = r.String(r.Need(n, "name", path), path + ".name");
         if (name.empty() || s.topology.FindNode(name) >= 0)
         {
@@ -135,6 +138,20 @@ ReadTopology(const Reader& r, const Json& root, Scenario& s)
             tier = static_cast<uint32_t>(r.Integer(n["tier"], path + ".tier", host ? 0 : 1, 16));
         }
         s.topology.AddNode(host ? FabricTopology::HOST : FabricTopology::SWITCH, name, tier);
+        const bool partitioned = n.contains("partition");
+        if (i > 0 && partitioned != !s.partitions.empty())
+        {
+            // One node's partition alone would leave the others to a rule nobody chose.
+            r.Fail(path,
+                   partitioned ? "a \"partition\" while $.nodes[0] has none"
+                               : "no \"partition\" while $.nodes[0] has one",
+                   "a partition for every node or for none");
+        }
+        if (partitioned)
+        {
+            s.partitions.push_back(static_cast<uint32_t>(
+                r.Integer(n["partition"], path + ".partition", 0, MAX_PARTITION)));
+        }
     }
     const Json& links = r.Array(r.Need(root, "links", "$"), "$.links");
     for (size_t i = 0; i < links.size(); ++i)
@@ -726,6 +743,28 @@ ScenarioFile::SupportedCollectives()
         names.push_back(op + " (" + JoinNames(algos) + ")");
     }
     return names;
+}
+
+std::vector<uint32_t>
+ScenarioFile::PartitionsFor(const Scenario& s, uint32_t partitions)
+{
+    if (partitions <= 1)
+    {
+        return {};
+    }
+    for (size_t i = 0; i < s.partitions.size(); ++i)
+    {
+        if (s.partitions[i] >= partitions)
+        {
+            throw InputError(s.file + ": " + Index("$.nodes", i) + ".partition: partition " +
+                                 std::to_string(s.partitions[i]) + " of \"" +
+                                 s.topology.GetNode(i).name + "\" does not exist in a run of " +
+                                 std::to_string(partitions) + " partitions",
+                             "a partition from 0 to " + std::to_string(partitions - 1) +
+                                 " (one per MPI process, or --partitions)");
+        }
+    }
+    return s.partitions;
 }
 
 Scenario

@@ -86,6 +86,9 @@ struct Scenario
     std::string name;        //!< "name", or the file's base name
     std::string description; //!< free text, for people
     FabricTopology topology;
+    /// The partition (MPI process) of each node in a split run, by node id ("partition" in
+    /// the nodes list); empty: the default rule (FabricTopology::AssignPartitions).
+    std::vector<uint32_t> partitions;
     RoutingMode routing{RoutingMode::ECMP};
     /// STATIC routing: switch node id -> destination host index -> egress ports, ascending.
     std::map<uint32_t, std::map<uint32_t, std::vector<uint16_t>>> routes;
@@ -120,6 +123,13 @@ class ScenarioFile
     static Scenario Read(const std::string& path);
     /// \param text the JSON text \param file name used in messages \return the scenario
     static Scenario Parse(const std::string& text, const std::string& file);
+    /**
+     * The partition of each node in a run split into `partitions` (the nodes' "partition"),
+     * or empty for the default rule: when the file gives none, and in a run of one partition
+     * (--partitions=1, the reference a split run is compared with), which holds every node.
+     * \throw InputError naming a node's "partition" that is not below `partitions`
+     */
+    static std::vector<uint32_t> PartitionsFor(const Scenario& s, uint32_t partitions);
     /// The collectives a scenario may run, as "op (algo, ...)": what collectives/ implements.
     static std::vector<std::string> SupportedCollectives();
 };

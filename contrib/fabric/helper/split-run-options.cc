@@ -112,11 +112,19 @@ SplitRunOptions::GetExchange() const
 }
 
 void
-SplitRunOptions::Partition(FabricTopology& topology) const
+SplitRunOptions::Partition(FabricTopology& topology, const std::vector<uint32_t>& chosen) const
 {
-    if (IsSplit())
+    if (!IsSplit())
+    {
+        return;
+    }
+    if (chosen.empty())
     {
         topology.AssignPartitions(m_partitions);
+    }
+    else
+    {
+        topology.AssignPartitions(chosen, m_partitions);
     }
 }
 

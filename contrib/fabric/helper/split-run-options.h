@@ -52,8 +52,9 @@ class SplitRunOptions
     PartitionExchange* GetExchange() const;
 
     /// Assign the topology's nodes to the partitions (FabricTopology::AssignPartitions), before
-    /// the fabric is built; nothing when not split.
-    void Partition(FabricTopology& topology) const;
+    /// the fabric is built: to `chosen` (one per node, each below GetPartitions()) when given,
+    /// else by the pod rule. Nothing when not split.
+    void Partition(FabricTopology& topology, const std::vector<uint32_t>& chosen = {}) const;
     /**
      * Start the split simulation once the fabric is built: its windows are the shortest cable
      * delay of the fabric (every channel's "Delay" attribute), and each node runs in its

@@ -21,6 +21,7 @@ const char* const SUMMED[] = {"/drops",
                               "/simulator/events",
                               "/simulator/packet_hops",
                               "/simulator/packets",
+                              "/tagger/retagged",
                               "/partitions/remote_events"};
 /// Figures that are the largest of any process.
 const char* const LARGEST[] = {"/simulator/sim_time_us",

@@ -17,8 +17,8 @@ namespace ns3
  * Every process builds every node but runs only its own, so a node's counters are non-zero in
  * its own process alone and a fabric-wide count is the sum over processes. The merge is
  * explicit about which figures are such sums ("drops", "pfc", "retransmitted_packets",
- * "simulator" events, packet-hops and packets, "partitions" remote events: summed element by
- * element) and which are the latest or largest of any process (simulated time, wall seconds,
+ * Tagger's "retagged", "simulator" events, packet-hops and packets, "partitions" remote events:
+ * summed element by element) and which are the latest or largest of any process (simulated time, wall seconds,
  * peak memory); the rates are recomputed; InfiniBand's observability block has its VL sums
  * added, its port utilisation's mean added and maximum taken, and its congestion tree (which
  * spans processes) marked as not merged; everything else (the options, the topology, the

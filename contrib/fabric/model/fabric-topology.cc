@@ -193,6 +193,22 @@ FabricTopology::AssignPartitions(uint32_t partitions)
     m_partitions = partitions;
 }
 
+void
+FabricTopology::AssignPartitions(const std::vector<uint32_t>& partitionOf, uint32_t partitions)
+{
+    NS_ABORT_MSG_IF(partitionOf.size() != m_nodes.size(),
+                    "FabricTopology::AssignPartitions: " << partitionOf.size() << " partitions for "
+                                                         << m_nodes.size() << " nodes");
+    for (uint32_t i = 0; i < m_nodes.size(); ++i)
+    {
+        NS_ABORT_MSG_IF(partitionOf[i] >= partitions,
+                        "FabricTopology::AssignPartitions: node "
+                            << i << " in partition " << partitionOf[i] << " of " << partitions);
+        m_nodes[i].partition = partitionOf[i];
+    }
+    m_partitions = partitions;
+}
+
 uint32_t
 FabricTopology::GetNPartitions() const
 {

@@ -94,6 +94,12 @@ class FabricTopology
      * \param partitions >= 1
      */
     void AssignPartitions(uint32_t partitions);
+    /**
+     * \brief Put each node in the partition chosen for it (a scenario file's "partition").
+     * \param partitionOf one partition per node, by node id, each below `partitions`
+     * \param partitions >= 1
+     */
+    void AssignPartitions(const std::vector<uint32_t>& partitionOf, uint32_t partitions);
     /// The number of partitions AssignPartitions made (1 before).
     uint32_t GetNPartitions() const;
     /** \return the number of links */
