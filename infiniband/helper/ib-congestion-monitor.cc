@@ -6,6 +6,7 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/ib-channel.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -15,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace ns3
 {
@@ -46,7 +48,9 @@ IbCongestionMonitor::Install(const IbFabricHelper& fabric)
         m_node.push_back(m_ports[i]->GetNode()->GetId());
         Ptr<IbChannel> channel = DynamicCast<IbChannel>(m_ports[i]->GetChannel());
         m_peerNode.push_back(channel->GetPeer(m_ports[i])->GetNode()->GetId());
+        m_local.push_back(FabricSimulatorImpl::RunsHere(m_node.back()));
     }
+    m_split = FabricSimulatorImpl::IsSplit();
     m_event = Simulator::Schedule(m_interval, &IbCongestionMonitor::Sample, this);
 }
 
@@ -80,6 +84,10 @@ IbCongestionMonitor::Sample()
     bool busy = false;
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
+        if (!m_local[i])
+        {
+            continue; // another process samples it
+        }
         Ptr<IbNetDevice> port = m_ports[i];
         for (uint8_t vl = 0; vl < port->GetNDataVls(); ++vl)
         {
@@ -110,12 +118,85 @@ IbCongestionMonitor::Sample()
     }
     spread.depth = TreeDepth(spread.congested);
     m_spread.push_back(std::move(spread));
+    m_busy.push_back(busy);
     // Keep sampling while anything is buffered, queued or waiting in a queue pair, so a run
-    // whose traffic has ended still ends (traffic posted later needs Install again).
-    if (busy)
+    // whose traffic has ended still ends (traffic posted later needs Install again); in a
+    // split run until the end, since the other processes' ports may be busy.
+    if (busy || m_split)
     {
         m_event = Simulator::Schedule(m_interval, &IbCongestionMonitor::Sample, this);
     }
+}
+
+Time
+IbCongestionMonitor::MergeAcross(PartitionExchange* exchange)
+{
+    if (!m_split)
+    {
+        return Time::Max();
+    }
+    if (exchange)
+    {
+        // One line per sample: whether this process's ports were busy, then its congested ports.
+        std::ostringstream mine;
+        for (uint32_t k = 0; k < m_spread.size(); ++k)
+        {
+            mine << (m_busy[k] ? 1 : 0);
+            for (uint32_t p : m_spread[k].congested)
+            {
+                mine << ' ' << p;
+            }
+            mine << '\n';
+        }
+        const std::vector<std::string> texts = exchange->Gather(mine.str());
+        if (exchange->GetRank() != 0)
+        {
+            m_spread.clear();
+            m_busy.clear();
+            return Time::Max();
+        }
+        for (uint32_t rank = 1; rank < texts.size(); ++rank)
+        {
+            std::istringstream in(texts[rank]);
+            std::string line;
+            for (uint32_t k = 0; std::getline(in, line); ++k)
+            {
+                // Every process ran the same global sampling events.
+                NS_ABORT_MSG_UNLESS(k < m_spread.size(),
+                                    "IbCongestionMonitor: rank " << rank << " sampled more");
+                std::istringstream fields(line);
+                int busy = 0;
+                fields >> busy;
+                m_busy[k] = m_busy[k] || busy != 0;
+                uint32_t p;
+                while (fields >> p)
+                {
+                    m_spread[k].congested.push_back(p);
+                }
+            }
+        }
+    }
+    Time last = Time::Max();
+    for (uint32_t k = 0; k < m_spread.size(); ++k)
+    {
+        if (!m_busy[k])
+        {
+            m_spread.resize(k + 1);
+            m_busy.resize(k + 1);
+            last = m_spread[k].at;
+            break;
+        }
+    }
+    for (Spread& s : m_spread)
+    {
+        std::sort(s.congested.begin(), s.congested.end()); // port order, as one process
+        s.depth = TreeDepth(s.congested);
+    }
+    m_samples.erase(std::remove_if(m_samples.begin(),
+                                   m_samples.end(),
+                                   [last](const VlSample& s) { return s.at > last; }),
+                    m_samples.end());
+    return last;
 }
 
 uint32_t

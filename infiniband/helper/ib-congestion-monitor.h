@@ -18,6 +18,7 @@ namespace ns3
 {
 
 class IbFabricHelper;
+class PartitionExchange;
 
 /**
  * \ingroup infiniband
@@ -31,6 +32,11 @@ class IbFabricHelper;
  * Sampling costs one event per Interval for the whole fabric, and nothing when not installed.
  * It stops by itself once no port buffers or queues anything and no queue pair has data left,
  * so a simulation without a stop time still ends.
+ *
+ * In a split run (docs/distributed.md) each process samples its own ports, and no process can
+ * tell alone that the whole fabric is idle: sampling goes on until the run ends (which the
+ * program decides), and MergeAcross cuts the samples after the first one at which the whole
+ * fabric was idle, where one process would have stopped.
  */
 class IbCongestionMonitor
 {
@@ -93,6 +99,16 @@ class IbCongestionMonitor
     /// A watched port's name ("<node>-<port>").
     const std::string& GetPortName(uint32_t port) const;
 
+    /**
+     * After a split run: rank 0 gets every process's samples of the congested ports (the other
+     * ranks keep none), and the samples after the first at which the whole fabric was idle
+     * are dropped, as one process would not have taken them. Nothing in a run that is not
+     * split.
+     * \param exchange the processes, or nullptr for partitions emulated in this process
+     * \return the time of the last sample kept (Time::Max() when none was dropped)
+     */
+    Time MergeAcross(PartitionExchange* exchange);
+
     /// congestion.csv: time_us, congested_ports, depth, ports (names separated by spaces).
     void WriteSpread(std::ostream& os) const;
 
@@ -110,6 +126,9 @@ class IbCongestionMonitor
     std::vector<Time> m_lastWait;
     std::vector<uint32_t> m_node;     //!< per port: the node it belongs to
     std::vector<uint32_t> m_peerNode; //!< per port: the node at the link's other end
+    std::vector<bool> m_local;        //!< per port: its node runs in this process
+    bool m_split{false};              //!< the run is split (docs/distributed.md)
+    std::vector<bool> m_busy; //!< per Spread: this process's ports buffered or queued anything
     std::vector<VlSample> m_samples;
     std::optional<CsvWriter> m_creditLog;
     std::vector<Spread> m_spread;

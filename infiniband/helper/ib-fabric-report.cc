@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 namespace ns3
@@ -52,6 +53,16 @@ IbFabricReport::Finish(const RunOutput& out)
 {
     m_ports.Stop();
     m_congestion.Stop();
+    // A split run: rank 0 gets every process's ports and samples, and writes the files of one
+    // process (the other ranks write none).
+    PartitionExchange* exchange = out.GetExchange();
+    m_ports.MergeAcross(exchange);
+    const Time last = m_congestion.MergeAcross(exchange);
+    out.MergeCsvAcross("ib-credits.csv",
+                       last == Time::Max()
+                           ? std::numeric_limits<double>::infinity()
+                           : (last + m_congestion.GetInterval() / 2).GetSeconds() * 1e6);
+    const bool writes = !exchange || exchange->GetRank() == 0;
     const double span = m_ports.GetInterval().GetSeconds();
     const std::vector<IbPortMonitor::Row> rows = m_ports.GetRows();
 
@@ -108,16 +119,21 @@ IbFabricReport::Finish(const RunOutput& out)
         vlJson.push_back(v);
     }
 
-    WriteFile(out, "ib-ports.csv", [this](std::ostream& os) { m_ports.WriteCsv(os); });
-    WriteFile(out, "ib-congestion.csv", [this](std::ostream& os) { m_congestion.WriteSpread(os); });
-    WriteFile(out, "ib-port-waits.csv", [&waits](std::ostream& os) {
-        os << "rank,port,credit_wait_fraction,arbitration_wait_fraction,utilisation\n";
-        for (size_t i = 0; i < waits.size(); ++i)
-        {
-            os << i + 1 << ',' << waits[i].port << ',' << waits[i].credit << ','
-               << waits[i].arbitration << ',' << waits[i].utilisation << '\n';
-        }
-    });
+    if (writes)
+    {
+        WriteFile(out, "ib-ports.csv", [this](std::ostream& os) { m_ports.WriteCsv(os); });
+        WriteFile(out, "ib-congestion.csv", [this](std::ostream& os) {
+            m_congestion.WriteSpread(os);
+        });
+        WriteFile(out, "ib-port-waits.csv", [&waits](std::ostream& os) {
+            os << "rank,port,credit_wait_fraction,arbitration_wait_fraction,utilisation\n";
+            for (size_t i = 0; i < waits.size(); ++i)
+            {
+                os << i + 1 << ',' << waits[i].port << ',' << waits[i].credit << ','
+                   << waits[i].arbitration << ',' << waits[i].utilisation << '\n';
+            }
+        });
+    }
 
     Time deepestAt;
     uint32_t deepest = 0;
@@ -159,8 +175,15 @@ IbFabricReport::Finish(const RunOutput& out)
                 {"credits", "ib-credits.csv"},
                 {"congestion", "ib-congestion.csv"},
                 {"port_waits", "ib-port-waits.csv"}}}};
-    WritePlot(out);
-    m_json["plot"] = out.RenderGnuplot("ib-fabric.gp", "ib-fabric.png");
+    if (writes)
+    {
+        WritePlot(out);
+        m_json["plot"] = out.RenderGnuplot("ib-fabric.gp", "ib-fabric.png");
+    }
+    else
+    {
+        m_json["plot"] = "none (rank " + std::to_string(exchange->GetRank()) + ")";
+    }
     return m_json;
 }
 

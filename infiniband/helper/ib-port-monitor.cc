@@ -6,8 +6,13 @@
 #include "ib-fabric-helper.h"
 
 #include "ns3/atomic-file.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/partition-exchange.h"
 #include "ns3/simulator.h"
+
+#include <sstream>
 
 namespace ns3
 {
@@ -62,6 +67,80 @@ IbPortMonitor::Stop()
 {
     m_stop = Take();
     m_stopped = true;
+}
+
+void
+IbPortMonitor::WritePort(std::ostream& os, const State& s, uint32_t i)
+{
+    os << ' ' << s.xmitWait[i].GetTimeStep() << ' ' << s.vls[i].size();
+    for (const Snapshot& v : s.vls[i])
+    {
+        os << ' ' << v.txBytes << ' ' << v.rxBytes << ' ' << v.txPkts << ' ' << v.rxPkts << ' '
+           << v.txTime.GetTimeStep() << ' ' << v.creditWait.GetTimeStep() << ' '
+           << v.arbitrationWait.GetTimeStep();
+    }
+}
+
+void
+IbPortMonitor::ReadPort(std::istream& is, State& s, uint32_t i)
+{
+    int64_t wait = 0;
+    size_t vls = 0;
+    is >> wait >> vls;
+    NS_ABORT_MSG_UNLESS(is && vls == s.vls[i].size(), "IbPortMonitor: port " << i << " unreadable");
+    s.xmitWait[i] = TimeStep(wait);
+    for (Snapshot& v : s.vls[i])
+    {
+        int64_t tx = 0;
+        int64_t credit = 0;
+        int64_t arbitration = 0;
+        is >> v.txBytes >> v.rxBytes >> v.txPkts >> v.rxPkts >> tx >> credit >> arbitration;
+        v.txTime = TimeStep(tx);
+        v.creditWait = TimeStep(credit);
+        v.arbitrationWait = TimeStep(arbitration);
+    }
+}
+
+void
+IbPortMonitor::MergeAcross(PartitionExchange* exchange)
+{
+    if (!exchange)
+    {
+        return;
+    }
+    if (!m_stopped)
+    {
+        Stop();
+    }
+    // Each process's own ports: the index, then the counters at the start and at the end.
+    std::ostringstream mine;
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        if (FabricSimulatorImpl::RunsHere(m_ports[i]->GetNode()->GetId()))
+        {
+            mine << i;
+            WritePort(mine, m_start, i);
+            WritePort(mine, m_stop, i);
+            mine << '\n';
+        }
+    }
+    const std::vector<std::string> texts = exchange->Gather(mine.str());
+    if (exchange->GetRank() != 0)
+    {
+        return;
+    }
+    for (uint32_t rank = 1; rank < texts.size(); ++rank)
+    {
+        std::istringstream in(texts[rank]);
+        uint32_t i;
+        while (in >> i)
+        {
+            NS_ABORT_MSG_UNLESS(i < m_ports.size(),
+                                "IbPortMonitor: port " << i << " from " << rank);
+            ReadPort(in, m_start, i);
+            ReadPort(in, m_stop, i);
+        }
+    }
 }
 
 Time

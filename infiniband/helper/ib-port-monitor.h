@@ -15,6 +15,7 @@ namespace ns3
 {
 
 class IbFabricHelper;
+class PartitionExchange;
 
 /**
  * \ingroup infiniband
@@ -66,6 +67,12 @@ class IbPortMonitor
     void Stop();
     /// The interval's length so far.
     Time GetInterval() const;
+    /**
+     * After a split run (docs/distributed.md): rank 0 gets the counters of every process's own
+     * ports, so that its rows and CSV are those of one process. Stops the interval. Nothing
+     * when `exchange` is nullptr.
+     */
+    void MergeAcross(PartitionExchange* exchange);
     /// The rows for the interval so far.
     std::vector<Row> GetRows() const;
     void WriteCsv(std::ostream& os) const;
@@ -94,6 +101,9 @@ class IbPortMonitor
     };
 
     State Take() const;
+    /// Port `i`'s counters in `s` as text (integers), and back.
+    static void WritePort(std::ostream& os, const State& s, uint32_t i);
+    static void ReadPort(std::istream& is, State& s, uint32_t i);
 
     std::vector<Ptr<IbNetDevice>> m_ports;
     std::vector<std::string> m_names;

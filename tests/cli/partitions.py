@@ -8,9 +8,9 @@ PFC frames at least (the contended case, where the order of same-time events mat
 
 With --mpiexec=LAUNCHER (a launcher and its options, separated by commas, e.g.
 "mpirun,--oversubscribe"), the 2 and 4 partitions are that many MPI processes instead (the MPI build,
-tests/mpi): the summary merged by rank 0 must be the one-process run's (its packet balance
-included), but for InfiniBand's congestion tree (not merged), and
-the CSVs rank 0 writes for the whole run (MERGED_CSVS) the same.
+tests/mpi): the summary merged by rank 0 must be the one-process run's (its packet balance and
+InfiniBand's report included), and the CSVs rank 0 writes for the whole run (MERGED_CSVS) the
+same.
 
 usage: partitions.py WORKDIR MIN_PAUSES [--mpiexec=LAUNCHER] BINARY [ARG...]
 """
@@ -23,11 +23,11 @@ import sys
 import clitest
 from determinism import differences
 
-# The CSVs rank 0 writes for the whole run of a split across processes (InfiniBand's per-port
-# series are each rank's own, in rank-<r>/).
-MERGED_CSVS = ("collectives.csv", "fct.csv", "fct-bins.csv", "pfc.csv")
+# The CSVs rank 0 writes for the whole run of a split across processes.
+MERGED_CSVS = ("collectives.csv", "fct.csv", "fct-bins.csv", "pfc.csv", "ib-ports.csv",
+               "ib-credits.csv", "ib-congestion.csv", "ib-port-waits.csv")
 # Of those, the logs of events merged by time (RunOutput::MergeCsvAcross).
-EVENT_LOGS = ("pfc.csv",)
+EVENT_LOGS = ("pfc.csv", "ib-credits.csv")
 
 
 def same_rows(dir_a, dir_b, name):
@@ -40,26 +40,10 @@ def same_rows(dir_a, dir_b, name):
     return rows[0] == rows[1]
 
 
-def rounded(value):
-    """Floats to 12 significant digits: a mean summed over processes adds in another order."""
-    if isinstance(value, float):
-        return float(f"{value:.12g}")
-    if isinstance(value, dict):
-        return {k: rounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [rounded(v) for v in value]
-    return value
-
-
-def comparable(summary, out, mpi):
+def comparable(summary, out):
     summary = json.loads(json.dumps(summary).replace(out, "OUT"))
     summary.pop("wall", None)
     summary.pop("partitions", None)
-    if mpi:
-        # Per-process samples of a tree that spans processes: not merged (SummaryMerge).
-        ib = summary.get("fabric", {}).get("infiniband", {})
-        ib.get("observability", {}).pop("congestion_tree", None)
-        summary = rounded(summary)
     summary.get("config", {}).pop("out", None)
     summary.get("config", {}).pop("partitions", None)
     return summary
@@ -97,7 +81,7 @@ def main():
                 or part.get("emulated") != (not mpiexec)):
             clitest.fail(f"{n} partitions: the summary says {part}, expected {n} partitions "
                          f"exchanging events, {'MPI processes' if mpiexec else 'emulated'}")
-        diff = differences(comparable(one, out1, mpiexec), comparable(summary, out, mpiexec))
+        diff = differences(comparable(one, out1), comparable(summary, out))
         if diff:
             clitest.fail(f"{n} partitions differ from one at:\n  " + "\n  ".join(diff[:20]))
         csvs = sorted(f for f in os.listdir(out1)

@@ -10,6 +10,7 @@
  */
 
 #include "fake-exchange.h"
+#include "use-tie-break.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fabric-simulator-impl.h"
@@ -198,26 +199,6 @@ class TokenModel
     std::vector<EventId> m_timers;
     std::vector<HeldEvent> m_held;
     uint64_t m_heldTotal{0};
-};
-
-/// FabricSimulatorImpl on a BucketScheduler with this TieBreak while it lives.
-class UseTieBreak
-{
-  public:
-    explicit UseTieBreak(FabricSimulatorImpl::TieBreak tieBreak)
-    {
-        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricSimulatorImpl"));
-        GlobalValue::Bind("SchedulerType", StringValue("ns3::BucketScheduler"));
-        Config::SetDefault("ns3::FabricSimulatorImpl::TieBreak", EnumValue(tieBreak));
-    }
-
-    ~UseTieBreak()
-    {
-        Simulator::Destroy();
-        Config::Reset();
-        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
-        GlobalValue::Bind("SchedulerType", StringValue("ns3::MapScheduler"));
-    }
 };
 
 std::vector<std::string>

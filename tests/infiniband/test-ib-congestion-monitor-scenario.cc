@@ -3,8 +3,10 @@
  */
 // The congestion monitor on a 15:1 incast: congestion spreads to every sender's port while the
 // incast lasts and is gone after it; the receiver-facing switch port runs at low credit. On a
-// fat-tree the same incast grows a congestion tree back to the far pods' senders.
+// fat-tree the same incast grows a congestion tree back to the far pods' senders, and does in a
+// split run too (docs/distributed.md), whose sampling ends where one process's would.
 
+#include "../fabric/use-tie-break.h"
 #include "../rdma/rdma-incast.h"
 
 #include "ns3/config.h"
@@ -13,9 +15,12 @@
 #include "ns3/fat-tree-builder.h"
 #include "ns3/ib-congestion-monitor.h"
 #include "ns3/ib-fabric-helper.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/star-builder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -132,20 +137,29 @@ TEST(IbCongestionMonitorScenario, ACreditLogHoldsEverySampleAndKeepsNoneInMemory
     std::remove(path.c_str());
 }
 
-TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToTheFarSenders)
+namespace
 {
-    // k=4 fat-tree (16 hosts, 100G, 1 us cables): hosts 1-15 each write 512 KiB to host 0.
-    // Host 0's edge port is the root: it sends at line rate and never waits. Behind it every
-    // port feeding the hot spot fills its credits: the aggregation ports down to host 0's
-    // edge, the core ports down to its pod, the far pods' aggregation and edge uplinks, and
-    // the far senders' HCAs: a chain of five ports, each blocked by the node it feeds.
-    const FabricTopology topo = FatTreeBuilder(4)
-                                    .SetHostLinkRate(100000000000ULL)
-                                    .SetFabricLinkRate(100000000000ULL)
-                                    .SetLinkDelay(MicroSeconds(1))
-                                    .Build();
-    IbFabricHelper fabric;
-    fabric.Build(topo, EcmpRouteTable(topo));
+
+/// k=4 fat-tree (16 hosts, 100G, 1 us cables), its nodes in `partitions` parts when > 0.
+FabricTopology
+FatTree(uint32_t partitions = 0)
+{
+    FabricTopology topo = FatTreeBuilder(4)
+                              .SetHostLinkRate(100000000000ULL)
+                              .SetFabricLinkRate(100000000000ULL)
+                              .SetLinkDelay(MicroSeconds(1))
+                              .Build();
+    if (partitions > 0)
+    {
+        topo.AssignPartitions(partitions);
+    }
+    return topo;
+}
+
+/// Hosts 1-15 each write 512 KiB to host 0.
+void
+PostFatTreeIncast(IbFabricHelper& fabric, const FabricTopology& topo)
+{
     for (uint32_t s = 1; s < topo.GetNHosts(); ++s)
     {
         auto [qp, peer] = RdmaEngine::ConnectPair(fabric.GetEngine(s),
@@ -154,6 +168,48 @@ TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToT
                                                   fabric.GetHostAddress(0));
         qp->PostWrite(512 * 1024, true, s, s);
     }
+}
+
+/// The spread of the fat-tree incast split into `partitions` emulated in this process, the
+/// run stopped at 3 ms; `taken` gets the samples taken before MergeAcross cut them.
+std::vector<IbCongestionMonitor::Spread>
+SplitIncastSpread(uint32_t partitions, size_t& taken)
+{
+    UseTieBreak use(FabricSimulatorImpl::SOURCE);
+    const FabricTopology topo = FatTree(partitions);
+    IbFabricHelper fabric;
+    fabric.Build(topo, EcmpRouteTable(topo));
+    Simulator::Now(); // the simulator exists from here
+    std::vector<uint32_t> partitionOf(NodeList::GetNNodes());
+    for (uint32_t i = 0; i < partitionOf.size(); ++i)
+    {
+        partitionOf[i] = NodeList::GetNode(i)->GetSystemId();
+    }
+    FabricSimulatorImpl::Running()->SetPartitions(MicroSeconds(1).GetTimeStep(), partitionOf);
+    PostFatTreeIncast(fabric, topo);
+    IbCongestionMonitor monitor(MicroSeconds(20));
+    monitor.Install(fabric);
+    Simulator::Stop(MilliSeconds(3));
+    Simulator::Run();
+    monitor.Stop();
+    taken = monitor.GetSpread().size();
+    const Time last = monitor.MergeAcross(nullptr);
+    EXPECT_EQ(last, monitor.GetSpread().back().at);
+    return monitor.GetSpread();
+}
+
+} // namespace
+
+TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToTheFarSenders)
+{
+    // Host 0's edge port is the root: it sends at line rate and never waits. Behind it every
+    // port feeding the hot spot fills its credits: the aggregation ports down to host 0's
+    // edge, the core ports down to its pod, the far pods' aggregation and edge uplinks, and
+    // the far senders' HCAs: a chain of five ports, each blocked by the node it feeds.
+    const FabricTopology topo = FatTree();
+    IbFabricHelper fabric;
+    fabric.Build(topo, EcmpRouteTable(topo));
+    PostFatTreeIncast(fabric, topo);
     IbCongestionMonitor monitor(MicroSeconds(20));
     monitor.Install(fabric);
     Simulator::Run();
@@ -166,4 +222,31 @@ TEST(IbCongestionMonitorScenario, AFatTreeIncastGrowsATreeFromTheReceiverBackToT
         EXPECT_EQ(s.depth == 0, s.congested.empty());
     }
     Simulator::Destroy();
+}
+
+TEST(IbCongestionMonitorScenario, ASplitRunSamplesToItsEndAndKeepsWhatOneProcessWouldHave)
+{
+    // One partition and four (pods and core spread over them, the tree crossing between them):
+    // the same tree, five ports deep, the same samples; sampling went on to the stop at 3 ms
+    // (149 samples: 20 us to 2.98 ms), and the merge kept those up to the first at which nothing was buffered,
+    // queued or waiting, quiet, as one process stops there.
+    size_t takenOne = 0;
+    size_t takenFour = 0;
+    const auto one = SplitIncastSpread(1, takenOne);
+    const auto four = SplitIncastSpread(4, takenFour);
+    EXPECT_EQ(takenOne, 149u);
+    EXPECT_EQ(takenFour, 149u);
+    ASSERT_FALSE(one.empty());
+    EXPECT_LT(one.size(), 100u) << "the incast is over long before 3 ms";
+    EXPECT_TRUE(one.back().congested.empty());
+    ASSERT_EQ(one.size(), four.size());
+    uint32_t deepest = 0;
+    for (size_t k = 0; k < one.size(); ++k)
+    {
+        EXPECT_EQ(one[k].at, four[k].at);
+        EXPECT_EQ(one[k].congested, four[k].congested) << "sample " << k;
+        EXPECT_EQ(one[k].depth, four[k].depth) << "sample " << k;
+        deepest = std::max(deepest, one[k].depth);
+    }
+    EXPECT_EQ(deepest, 5u);
 }

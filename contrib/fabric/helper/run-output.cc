@@ -136,9 +136,9 @@ RunOutput::WriteSummary()
 }
 
 void
-RunOutput::MergeCsvAcross(const std::string& name) const
+RunOutput::MergeCsvAcross(const std::string& name, double untilUs) const
 {
-    if (!m_exchange)
+    if (!m_exchange && untilUs == std::numeric_limits<double>::infinity())
     {
         return;
     }
@@ -147,8 +147,9 @@ RunOutput::MergeCsvAcross(const std::string& name) const
         std::ifstream in(PathOf(name));
         mine << in.rdbuf();
     }
-    const std::vector<std::string> texts = m_exchange->Gather(mine.str());
-    if (m_exchange->GetRank() != 0)
+    const std::vector<std::string> texts =
+        m_exchange ? m_exchange->Gather(mine.str()) : std::vector<std::string>{mine.str()};
+    if (m_exchange && m_exchange->GetRank() != 0)
     {
         std::filesystem::remove(PathOf(name));
         return;
@@ -174,8 +175,12 @@ RunOutput::MergeCsvAcross(const std::string& name) const
         {
             const size_t end = std::min(text.find('\n', at), text.size());
             const std::string_view line(text.data() + at, end - at);
-            rows.push_back(
-                {std::strtod(std::string(line.substr(0, line.find(','))).c_str(), nullptr), line});
+            const double time =
+                std::strtod(std::string(line.substr(0, line.find(','))).c_str(), nullptr);
+            if (time <= untilUs)
+            {
+                rows.push_back({time, line});
+            }
             at = end;
         }
     }
@@ -191,6 +196,12 @@ RunOutput::MergeCsvAcross(const std::string& name) const
         out << r.text << '\n';
     }
     file.Commit();
+}
+
+PartitionExchange*
+RunOutput::GetExchange() const
+{
+    return m_exchange;
 }
 
 CsvWriter

@@ -11,6 +11,7 @@
 #include "ns3/partition-exchange.h"
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -86,11 +87,16 @@ class RunOutput
      * \brief In a run split across processes (SetExchange): rank 0's <dir>/<name> gets every
      * process's rows of <name>, merged by their first column (a time; rows of the same time in
      * rank order), and the other processes' copies are removed. Every process calls it, once
-     * the file is closed. Nothing happens in a run of one process.
+     * the file is closed. In a run of one process nothing happens, but for `untilUs`.
      * \param name a CSV file whose first column is a time, e.g. "pfc.csv"
+     * \param untilUs rows of later times (in the first column's unit) are dropped, in a run of
+     *        one process too
      * \throw InputError if the merged file cannot be written
      */
-    void MergeCsvAcross(const std::string& name) const;
+    void MergeCsvAcross(const std::string& name,
+                        double untilUs = std::numeric_limits<double>::infinity()) const;
+    /// The processes of a split run (SetExchange), or nullptr.
+    PartitionExchange* GetExchange() const;
 
     /**
      * \brief Fill "simulator" and "wall" with the run's figures.

@@ -24,52 +24,7 @@ const char* const SUMMED[] = {"/drops",
                               "/tagger/retagged",
                               "/partitions/remote_events"};
 /// Figures that are the largest of any process.
-const char* const LARGEST[] = {"/simulator/sim_time_us",
-                               "/wall/seconds",
-                               "/wall/peak_rss_MiB",
-                               "/fabric/infiniband/observability/ports/max_utilisation"};
-/// InfiniBand's link-layer report (IbFabricReport): its sums over the ports of each VL.
-const char* const IB_VL_SUMS[] = {"arbitration_wait_s",
-                                  "credit_wait_s",
-                                  "mean_utilisation",
-                                  "xmit_data_bytes"};
-
-/// InfiniBand's observability block of `merged` from the processes' (IbFabricReport).
-void
-MergeIbObservability(nlohmann::json& merged, const std::vector<nlohmann::json>& perProcess)
-{
-    const nlohmann::json::json_pointer at("/fabric/infiniband/observability");
-    if (!merged.contains(at) || !merged[at].is_object())
-    {
-        return;
-    }
-    nlohmann::json& obs = merged[at];
-    for (std::size_t r = 1; r < perProcess.size(); ++r)
-    {
-        const nlohmann::json& other = perProcess[r].at(at);
-        // A mean over every port of the fabric: each port counts in its own process only.
-        obs["ports"]["mean_utilisation"] = obs["ports"]["mean_utilisation"].get<double>() +
-                                           other["ports"]["mean_utilisation"].get<double>();
-        if (other["ports"]["max_credit_wait_fraction"].get<double>() >
-            obs["ports"]["max_credit_wait_fraction"].get<double>())
-        {
-            obs["ports"]["max_credit_wait_fraction"] = other["ports"]["max_credit_wait_fraction"];
-            obs["ports"]["max_credit_wait_port"] = other["ports"]["max_credit_wait_port"];
-        }
-        for (std::size_t vl = 0; vl < obs["vls"].size(); ++vl)
-        {
-            for (const char* key : IB_VL_SUMS)
-            {
-                obs["vls"][vl][key] = SummaryMerge::Sum(obs["vls"][vl][key], other["vls"][vl][key]);
-            }
-        }
-    }
-    // A tree of congested ports spans processes, and each samples only its own: its size and
-    // depth need the whole fabric in one process.
-    obs["congestion_tree"] = {{"merged", false},
-                              {"why", "sampled per process in a split run: run in one process"}};
-}
-
+const char* const LARGEST[] = {"/simulator/sim_time_us", "/wall/seconds", "/wall/peak_rss_MiB"};
 } // namespace
 
 nlohmann::json
@@ -139,7 +94,6 @@ SummaryMerge::Merge(const std::vector<nlohmann::json>& perProcess)
             }
         }
     }
-    MergeIbObservability(merged, perProcess);
     if (merged.contains("wall") && merged.contains("simulator"))
     {
         const double w = merged["wall"].value("seconds", 0.0);

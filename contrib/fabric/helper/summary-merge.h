@@ -18,12 +18,10 @@ namespace ns3
  * its own process alone and a fabric-wide count is the sum over processes. The merge is
  * explicit about which figures are such sums ("drops", "pfc", "retransmitted_packets",
  * Tagger's "retagged", "simulator" events, packet-hops and packets, "partitions" remote events:
- * summed element by element) and which are the latest or largest of any process (simulated time, wall seconds,
- * peak memory); the rates are recomputed; InfiniBand's observability block has its VL sums
- * added, its port utilisation's mean added and maximum taken, and its congestion tree (which
- * spans processes) marked as not merged; everything else (the options, the topology, the
- * collectives, which the program merged before writing) is taken from partition 0, and must
- * be the same in every process.
+ * summed element by element) and which are the latest or largest of any process (simulated
+ * time, wall seconds, peak memory); the rates are recomputed; everything else (the options, the
+ * topology, the collectives and InfiniBand's observability block, which the program merged
+ * before writing) is taken from partition 0, and must be the same in every process.
  */
 class SummaryMerge
 {
