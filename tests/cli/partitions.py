@@ -7,7 +7,8 @@ byte. BINARY is fattree-allreduce or flows (their options follow). The split run
 PFC frames at least (the contended case, where the order of same-time events matters).
 
 With --mpiexec=LAUNCHER (a launcher and its options, separated by commas, e.g.
-"mpirun,--oversubscribe"), the 2 and 4 partitions are that many MPI processes instead (the MPI build,
+"mpirun,--oversubscribe"), the 2 and 4 partitions are that many MPI processes instead, and one
+process of the launcher must give the results of --partitions=1 as well (the MPI build,
 tests/mpi): the summary merged by rank 0 must be the one-process run's (its packet balance and
 InfiniBand's report included), and the CSVs rank 0 writes for the whole run (MERGED_CSVS) the
 same.
@@ -60,11 +61,13 @@ def main():
     binary, args = rest[0], rest[1:]
     cwd = clitest.fresh_dir(workdir)
     runs = {}
-    for n in (1, 2, 4):
+    # Under MPI, one process of the launcher too ("mpi1"): it must run as --partitions=1.
+    for n in (1, 2, 4) + (("mpi1",) if mpiexec else ()):
         out = os.path.join(cwd, f"p{n}")
-        if mpiexec and n > 1:
-            clitest.run_ok(mpiexec[0], [*mpiexec[1:], "-np", str(n), binary, *args, f"--out={out}"],
-                           cwd, timeout=300)
+        if mpiexec and n != 1:
+            np = 1 if n == "mpi1" else n
+            clitest.run_ok(mpiexec[0], [*mpiexec[1:], "-np", str(np), binary, *args,
+                                        f"--out={out}"], cwd, timeout=300)
         else:
             clitest.run_ok(binary, [*args, f"--partitions={n}", f"--out={out}"], cwd, timeout=120)
         # The packet balance must hold: across processes, each audits its own nodes and rank 0
@@ -74,10 +77,13 @@ def main():
     pauses = one.get("pfc", {}).get("pfc_frames_sent", 0)
     if pauses < min_pauses:
         clitest.fail(f"{pauses} PFC frames in the unsplit run; the test asks for {min_pauses}")
-    for n in (2, 4):
+    for n in [k for k in runs if k != 1]:
         out, summary = runs[n]
         part = summary.get("partitions", {})
-        if (part.get("count") != n or part.get("remote_events", 0) <= 0
+        if n == "mpi1":
+            if part.get("count") != 1:
+                clitest.fail(f"one MPI process: the summary says {part}, expected 1 partition")
+        elif (part.get("count") != n or part.get("remote_events", 0) <= 0
                 or part.get("emulated") != (not mpiexec)):
             clitest.fail(f"{n} partitions: the summary says {part}, expected {n} partitions "
                          f"exchanging events, {'MPI processes' if mpiexec else 'emulated'}")
@@ -88,13 +94,13 @@ def main():
                       if f.endswith(".csv") and (not mpiexec or f in MERGED_CSVS))
         # Merged event logs: rows of the same time from different processes are in rank order,
         # so across processes they are compared as the same rows.
-        unordered = [f for f in csvs if mpiexec and f in EVENT_LOGS]
+        unordered = [f for f in csvs if mpiexec and n != "mpi1" and f in EVENT_LOGS]
         _, mismatch, errors = filecmp.cmpfiles(
             out1, out, [f for f in csvs if f not in unordered], shallow=False)
         mismatch += [f for f in unordered if same_rows(out1, out, f) is False]
         if mismatch or errors:
             clitest.fail(f"{n} partitions: CSV files differ: {mismatch + errors}")
-        print(f"ok: {n} {'MPI processes' if mpiexec else 'partitions'}, "
+        print(f"ok: {1 if n == 'mpi1' else n} {'MPI processes' if mpiexec else 'partitions'}, "
               f"{part['remote_events']} events across them, "
               f"{one['simulator']['events']} events and {pauses} PFC frames as unsplit")
 

@@ -75,6 +75,12 @@ SplitRunOptions::ApplyOptions(ProgramOptions& opts)
                                     << m_exchange->GetRank());
         }
     }
+    else if (m_partitions == 0 && PartitionExchange::UnderLauncher())
+    {
+        // One process of mpirun or srun: the run of one partition, whose results 2 and more
+        // processes reproduce (unsplit, same-time events would run in another order).
+        m_partitions = 1;
+    }
     if (m_partitions == 0)
     {
         return;

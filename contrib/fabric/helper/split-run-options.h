@@ -37,10 +37,12 @@ class SplitRunOptions
     /// Accept being started as several processes, and add --partitions.
     void AddOptions(ProgramOptions& opts);
     /**
-     * After Parse: the MPI processes of the launcher, if any, and the checks (exit 2 on a
-     * mistake): --partitions against the process count, a build without MPI started as several
-     * processes, a split run on another simulator or scheduler than FabricSimulatorImpl on
-     * BucketScheduler. A split run orders same-time events by source (TieBreak=Source).
+     * After Parse: the MPI processes of the launcher, if any (started by one as a single
+     * process, the run is that of --partitions=1, so that 1, 2 and N processes agree), and the
+     * checks (exit 2 on a mistake): --partitions against the process count, a build without MPI
+     * started as several processes, a split run on another simulator or scheduler than
+     * FabricSimulatorImpl on BucketScheduler. A split run orders same-time events by source
+     * (TieBreak=Source).
      */
     void ApplyOptions(ProgramOptions& opts);
 

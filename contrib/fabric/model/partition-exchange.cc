@@ -8,8 +8,12 @@
 namespace ns3
 {
 
-uint32_t
-PartitionExchange::LauncherProcesses()
+namespace
+{
+
+/// The process count a launcher set for this process, or nullptr when none started it.
+const char*
+LauncherSize()
 {
     // Set for each process a launcher starts: Open MPI's mpirun, MPICH/PMI(x), Slurm's srun
     // (SLURM_NTASKS alone is the allocation's, also seen by a program run once in it).
@@ -18,11 +22,26 @@ PartitionExchange::LauncherProcesses()
     {
         if (const char* v = std::getenv(name))
         {
-            const long n = std::strtol(v, nullptr, 10);
-            return n > 1 ? static_cast<uint32_t>(n) : 1;
+            return v;
         }
     }
-    return 1;
+    return nullptr;
+}
+
+} // namespace
+
+uint32_t
+PartitionExchange::LauncherProcesses()
+{
+    const char* v = LauncherSize();
+    const long n = v ? std::strtol(v, nullptr, 10) : 1;
+    return n > 1 ? static_cast<uint32_t>(n) : 1;
+}
+
+bool
+PartitionExchange::UnderLauncher()
+{
+    return LauncherSize() != nullptr;
 }
 
 } // namespace ns3

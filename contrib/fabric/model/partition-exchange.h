@@ -64,6 +64,8 @@ class PartitionExchange
 
     /// How many processes a launcher (mpirun, srun) started this program as: 1 without one.
     static uint32_t LauncherProcesses();
+    /// Whether a launcher (mpirun, srun) started this program, as one process or several.
+    static bool UnderLauncher();
 };
 
 } // namespace ns3
