@@ -600,10 +600,12 @@ main(int argc, char* argv[])
                 Quantile(slowdowns, 0.95),
                 Quantile(slowdowns, 0.99),
                 slowdowns.empty() ? 0.0 : slowdowns.back());
-    std::printf("# drops: %llu   PFC frames: %llu   CNPs: %llu\n",
-                static_cast<unsigned long long>(dropTotal),
-                static_cast<unsigned long long>(pfc.GetPfcFramesSent()),
-                static_cast<unsigned long long>(runner.GetCnpsReceived()));
+    // From the summary: in a split run, rank 0's holds every process's counts.
+    std::printf(
+        "# drops: %llu   PFC frames: %llu   CNPs: %llu\n",
+        static_cast<unsigned long long>(out.Json()["drops"]["total"].get<uint64_t>()),
+        static_cast<unsigned long long>(out.Json()["pfc"]["pfc_frames_sent"].get<uint64_t>()),
+        static_cast<unsigned long long>(runner.GetCnpsReceived()));
     std::printf("# %s\n# results: %s, fct.csv, fct-bins.csv, pfc.csv%s\n# plot: %s\n",
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str(),

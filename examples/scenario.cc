@@ -531,19 +531,21 @@ main(int argc, char* argv[])
             CollectiveTable::PrintRow(stdout, r, comms[c]->GetBoundSeconds(r.bytes));
         }
     }
+    // From the summary: in a split run, rank 0's holds every process's counts.
+    const nlohmann::json& merged = out.Json();
     uint64_t drops = 0;
-    for (const auto& [reason, n] : fabric.GetDrops())
+    for (const auto& [reason, n] : merged["drops"].items())
     {
-        drops += n;
+        drops += n.get<uint64_t>();
     }
     std::printf("# drops: %llu   PFC frames: %llu\n",
                 static_cast<unsigned long long>(drops),
-                static_cast<unsigned long long>(pfc.GetPfcFramesSent()));
+                static_cast<unsigned long long>(merged["pfc"]["pfc_frames_sent"].get<uint64_t>()));
     if (!s.taggerRules.empty())
     {
         std::printf("# tagger %s: %llu bounced packets retagged\n",
                     s.taggerRules.c_str(),
-                    static_cast<unsigned long long>(retagged));
+                    static_cast<unsigned long long>(merged["tagger"]["retagged"].get<uint64_t>()));
     }
     if (detector)
     {
