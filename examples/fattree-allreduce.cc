@@ -97,7 +97,7 @@ main(int argc, char* argv[])
     fabricOpts.Partition(topology);
     fabricOpts.Configure(opts, topology);
     AllReduceExperiment exp(topology, opts.GetSeed(), fabric);
-    exp.SetProgress(!processes || processes->GetRank() == 0);
+    exp.SetProgress(out.Reports());
     fabricOpts.Install(opts, exp.GetFabricInstance(), out);
     std::printf("# fattree-allreduce: k=%u fat-tree, %u hosts, %u switches, %u links, "
                 "%.0f Gb/s and %.0f ns per link, seed %u\n",

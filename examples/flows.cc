@@ -466,7 +466,7 @@ main(int argc, char* argv[])
     ProgressReporter progress(lastStart, [&runner]() {
         return runner.GetFinished() < runner.GetLocalFlows();
     });
-    if (!processes || processes->GetRank() == 0)
+    if (out.Reports())
     {
         progress.Start();
     }
@@ -485,9 +485,8 @@ main(int argc, char* argv[])
     const std::vector<double> slowdowns = SortedSlowdowns(runner);
     // The files of the flows: rank 0's in a run split across processes, which has them all.
     const std::string plot =
-        !processes || processes->GetRank() == 0
-            ? WriteFcts(out, runner, cc.GetName())
-            : std::string("none (rank ") + std::to_string(processes->GetRank()) + ")";
+        out.Reports() ? WriteFcts(out, runner, cc.GetName())
+                      : std::string("none (rank ") + std::to_string(processes->GetRank()) + ")";
     std::string seriesPlot;
     if (sample.IsStrictlyPositive())
     {

@@ -424,7 +424,7 @@ main(int argc, char* argv[])
     }
     // A progress line on long runs; its tick is also where SIGINT/SIGTERM stop the run.
     ProgressReporter progress(s.stop, [&s]() { return Simulator::Now() < s.stop; });
-    if (!processes || processes->GetRank() == 0)
+    if (out.Reports())
     {
         progress.Start();
     }
@@ -438,14 +438,14 @@ main(int argc, char* argv[])
     runner.MergeAcross(processes);
     for (auto& c : collectives)
     {
-        if (processes)
+        if (processes) // the times each process measured for its own ranks
         {
             c->MergeAcross(*processes);
         }
     }
     const double wallSeconds = wall.GetSeconds();
 
-    if (!processes || processes->GetRank() == 0)
+    if (out.Reports())
     {
         WriteFcts(out, s, runner); // rank 0 has every flow of a split run
     }

@@ -116,7 +116,8 @@ IbCongestionMonitor::Sample()
         }
         m_lastWait[i] = wait;
     }
-    spread.depth = TreeDepth(spread.congested);
+    // Split, this process sees part of the tree: MergeAcross measures the whole.
+    spread.depth = m_split ? 0 : TreeDepth(spread.congested);
     m_spread.push_back(std::move(spread));
     m_busy.push_back(busy);
     // Keep sampling while anything is buffered, queued or waiting in a queue pair, so a run

@@ -62,7 +62,6 @@ IbFabricReport::Finish(const RunOutput& out)
                        last == Time::Max()
                            ? std::numeric_limits<double>::infinity()
                            : (last + m_congestion.GetInterval() / 2).GetSeconds() * 1e6);
-    const bool writes = !exchange || exchange->GetRank() == 0;
     const double span = m_ports.GetInterval().GetSeconds();
     const std::vector<IbPortMonitor::Row> rows = m_ports.GetRows();
 
@@ -119,7 +118,7 @@ IbFabricReport::Finish(const RunOutput& out)
         vlJson.push_back(v);
     }
 
-    if (writes)
+    if (out.Reports())
     {
         WriteFile(out, "ib-ports.csv", [this](std::ostream& os) { m_ports.WriteCsv(os); });
         WriteFile(out, "ib-congestion.csv", [this](std::ostream& os) {
@@ -175,7 +174,7 @@ IbFabricReport::Finish(const RunOutput& out)
                 {"credits", "ib-credits.csv"},
                 {"congestion", "ib-congestion.csv"},
                 {"port_waits", "ib-port-waits.csv"}}}};
-    if (writes)
+    if (out.Reports())
     {
         WritePlot(out);
         m_json["plot"] = out.RenderGnuplot("ib-fabric.gp", "ib-fabric.png");

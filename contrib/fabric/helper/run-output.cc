@@ -111,7 +111,7 @@ RunOutput::WriteSummary()
     {
         ConservationCheck::MergeAcross(*m_exchange);
         const std::vector<std::string> texts = m_exchange->Gather(m_json.dump());
-        if (m_exchange->GetRank() != 0)
+        if (!Reports())
         {
             return;
         }
@@ -149,7 +149,7 @@ RunOutput::MergeCsvAcross(const std::string& name, double untilUs) const
     }
     const std::vector<std::string> texts =
         m_exchange ? m_exchange->Gather(mine.str()) : std::vector<std::string>{mine.str()};
-    if (m_exchange && m_exchange->GetRank() != 0)
+    if (!Reports())
     {
         std::filesystem::remove(PathOf(name));
         return;
@@ -204,6 +204,12 @@ RunOutput::GetExchange() const
     return m_exchange;
 }
 
+bool
+RunOutput::Reports() const
+{
+    return !m_exchange || m_exchange->GetRank() == 0;
+}
+
 CsvWriter
 RunOutput::OpenCsv(const std::string& name, const std::vector<std::string>& columns) const
 {
@@ -220,7 +226,7 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
     // The progress line's ticks follow wall time: left out, the count is the model's alone.
     const uint64_t ticks = std::min(events, ProgressReporter::GetAllTicks());
     events -= ticks;
-    if (m_exchange && m_exchange->GetRank() != 0)
+    if (!Reports())
     {
         // Every process runs the global events (observers, timers of the whole run): counted
         // by partition 0 alone, so that the merged count is the unsplit run's.

@@ -97,6 +97,9 @@ class RunOutput
                         double untilUs = std::numeric_limits<double>::infinity()) const;
     /// The processes of a split run (SetExchange), or nullptr.
     PartitionExchange* GetExchange() const;
+    /// Whether this process prints the run's report and writes its merged files: the only
+    /// process, or rank 0 of a run split across processes.
+    bool Reports() const;
 
     /**
      * \brief Fill "simulator" and "wall" with the run's figures.
