@@ -7,7 +7,13 @@ SIGNAL, and has the simulated time reached (> 0) and the collective unfinished; 
 whole (a header, rows of as many fields, a final newline); no temporary file left
 (AtomicFile's ".<name>.tmp.<pid>").
 
-usage: interrupt.py WORKDIR SIGNAL BINARY [ARG...]   (SIGNAL: INT or TERM)
+With --mpiexec=LAUNCHER[,FLAG...] the run is split across 2 MPI processes (LAUNCHER -np 2
+BINARY ...) and each of them gets the signal, as from a terminal's Ctrl-C: they must stop at the
+same simulated time, rank 0 write the merged results, and none leave before it is done (Open
+MPI's mpirun aborts the job, killing the others, when one exits non-zero).
+
+usage: interrupt.py [--mpiexec=LAUNCHER[,FLAG...]] WORKDIR SIGNAL BINARY [ARG...]
+       (SIGNAL: INT or TERM)
 """
 
 import csv
@@ -50,15 +56,41 @@ def check_csv(path, problems):
     print(f"{os.path.basename(path)}: {len(rows) - 1} rows of {len(rows[0])} fields")
 
 
+def processes_running(pid, binary):
+    """The processes below pid (a launcher's) running binary; any thread may have started
+    them (/proc/PID/task/*/children)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+        try:
+            if p != pid and os.path.realpath(os.readlink(f"/proc/{p}/exe")) == binary:
+                found.append(p)
+        except OSError:
+            pass
+    return found
+
+
 def main():
-    if len(sys.argv) < 4:
+    argv = sys.argv[1:]
+    launcher = []
+    if argv and argv[0].startswith("--mpiexec="):
+        launcher = [a for a in argv.pop(0)[len("--mpiexec="):].split(",") if a]
+    if len(argv) < 3:
         sys.exit(__doc__)
-    workdir, sig_name, args = sys.argv[1], sys.argv[2], sys.argv[4:]
-    binary = os.path.abspath(sys.argv[3])
+    workdir, sig_name, args = argv[0], argv[1], argv[3:]
+    binary = os.path.realpath(argv[2])
     sig = {"INT": signal.SIGINT, "TERM": signal.SIGTERM}[sig_name]
     cwd = clitest.fresh_dir(workdir)
     out = os.path.join(cwd, "out")
     cmd = [binary, *args, f"--out={out}"]
+    if launcher:
+        cmd = [launcher[0], "-np", "2", *launcher[1:], *cmd]
     print("$ " + " ".join(cmd), flush=True)
     started = time.monotonic()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -71,7 +103,8 @@ def main():
     def read_stderr():
         for line in p.stderr:
             err_lines.append(line)
-            if line.startswith("sim "):
+            # mpirun --tag-output puts "[1,0]<stderr>:" before each line.
+            if line.startswith("sim ") or ">:sim " in line:
                 running.set()
 
     reader = threading.Thread(target=read_stderr, daemon=True)
@@ -87,7 +120,13 @@ def main():
                      + "".join(err_lines))
     signalled = time.monotonic()
     print(f"progress after {signalled - started:.1f} s: {err_lines[-1].strip()}")
-    p.send_signal(sig)
+    targets = processes_running(p.pid, binary) if launcher else [p.pid]
+    if launcher and len(targets) != 2:
+        p.kill()
+        p.wait()
+        clitest.fail(f"found {len(targets)} processes of {binary} under {launcher[0]}, expected 2")
+    for pid in targets:
+        os.kill(pid, sig)
     try:
         code = p.wait(STOP_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -108,8 +147,10 @@ def main():
     expected = 128 + int(sig)
     if code != expected:
         problems.append(f"{clitest.describe_exit(code)}, expected {expected}")
-    if f"SIG{sig_name}: stopping the simulation" not in stderr:
-        problems.append("stderr does not say the signal is stopping the simulation")
+    stops = stderr.count(f"SIG{sig_name}: stopping the simulation")
+    if stops != len(targets):
+        problems.append(f"{stops} processes say on stderr that SIG{sig_name} is stopping the "
+                        f"simulation, expected {len(targets)}")
     if f"interrupted by SIG{sig_name}: simulated" not in stdout:
         problems.append("stdout's last figures line does not say interrupted")
 
@@ -123,7 +164,7 @@ def main():
         problems.append(f"simulator.sim_time_us is {sim_us!r}, expected > 0")
     else:
         print(f"simulated {sim_us:.1f} us before stopping")
-    if summary.get("complete") is not False:
+    if "complete" in summary and summary["complete"] is not False:
         problems.append(f"complete is {summary.get('complete')!r}: a 1 GiB all-reduce cannot "
                         "have finished in a few seconds")
     for c in summary.get("collectives", []):
