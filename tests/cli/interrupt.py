@@ -26,6 +26,7 @@ import threading
 import time
 
 import clitest
+from launched import processes_running
 
 # The wall time to wait for the progress line; a debug build builds a k=8 fat-tree slowly.
 START_TIMEOUT = 60 * clitest.TIMEOUT_SCALE
@@ -54,26 +55,6 @@ def check_csv(path, problems):
     if bad:
         problems.append(f"{path}: lines {bad[:5]} have not {len(rows[0])} fields")
     print(f"{os.path.basename(path)}: {len(rows) - 1} rows of {len(rows[0])} fields")
-
-
-def processes_running(pid, binary):
-    """The processes below pid (a launcher's) running binary; any thread may have started
-    them (/proc/PID/task/*/children)."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except OSError:
-            continue
-        try:
-            if p != pid and os.path.realpath(os.readlink(f"/proc/{p}/exe")) == binary:
-                found.append(p)
-        except OSError:
-            pass
-    return found
 
 
 def main():
