@@ -8,10 +8,12 @@
 #include "fake-exchange.h"
 #include "temp-dir-test.h"
 
+#include "ns3/csv-time-merge.h"
 #include "ns3/input-error.h"
 #include "ns3/progress-reporter.h"
 #include "ns3/run-output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -168,29 +170,60 @@ TEST(FabricRunOutputStatic, PeakRss)
 namespace
 {
 
-/// One process of a split run, given what the others' Gather returns.
+/**
+ * One process of a split run. As partition 0 it plays the other processes too: each has a log
+ * (`others`) and answers partition 0's orders (Exchange) with its next block, as
+ * RunOutput::MergeCsvAcross does. As another partition it is told to send until its file ends.
+ */
 class GatheringExchange : public FakeExchangeBase
 {
   public:
-    GatheringExchange(uint32_t rank, std::vector<std::string> others)
-        : FakeExchangeBase(rank, static_cast<uint32_t>(others.size()) + 1),
-          m_others(std::move(others))
+    GatheringExchange(uint32_t rank, const std::vector<std::string>& others, size_t blockBytes)
+        : FakeExchangeBase(rank, static_cast<uint32_t>(std::max<size_t>(others.size(), 1)) + 1),
+          m_blockBytes(blockBytes)
     {
+        for (const std::string& text : others)
+        {
+            m_logs.emplace_back(text);
+        }
+    }
+
+    std::vector<uint8_t> Exchange(const std::vector<std::vector<uint8_t>>& out) override
+    {
+        m_orders = out;
+        if (GetRank() == 0)
+        {
+            return {};
+        }
+        return {static_cast<uint8_t>(m_ended ? CsvTimeMerge::DONE : CsvTimeMerge::SEND)};
     }
 
     std::vector<std::string> Gather(const std::string& text) override
     {
+        ++m_rounds;
         if (GetRank() != 0)
         {
+            m_sent += text;
+            m_ended = text.empty();
             return {};
         }
         std::vector<std::string> all{text};
-        all.insert(all.end(), m_others.begin(), m_others.end());
+        for (size_t r = 0; r < m_logs.size(); ++r)
+        {
+            const bool send = m_orders.at(r + 1).at(0) == CsvTimeMerge::SEND;
+            all.push_back(send ? CsvTimeMerge::ReadBlock(m_logs[r], m_blockBytes) : "");
+        }
         return all;
     }
 
+    std::string m_sent;   //!< as another partition: what it sent
+    uint32_t m_rounds{0}; //!< blocks gathered
+
   private:
-    std::vector<std::string> m_others;
+    size_t m_blockBytes;
+    std::vector<std::istringstream> m_logs;
+    std::vector<std::vector<uint8_t>> m_orders;
+    bool m_ended{false};
 };
 
 } // namespace
@@ -199,7 +232,8 @@ TEST_F(FabricRunOutput, RankZeroMergesAnEventLogByTimeAndTheOthersDropTheirs)
 {
     const std::string header = "time_us,node,port\n";
     // Rank 1 wrote a row before, between, at the same time as and after rank 0's; rank 2 no file.
-    GatheringExchange zero(0, {header + "0.5,s1,0\n2,s1,1\n10.25,s1,2\n", ""});
+    // Blocks of one row: a round per row, rank 1 asked again only once its row is written.
+    GatheringExchange zero(0, {header + "0.5,s1,0\n2,s1,1\n10.25,s1,2\n", ""}, 1);
     RunOutput out((m_dir / "run").string());
     out.SetExchange(&zero);
     {
@@ -208,16 +242,24 @@ TEST_F(FabricRunOutput, RankZeroMergesAnEventLogByTimeAndTheOthersDropTheirs)
         csv.Add(2.0).Add("s0").Add(uint64_t(1)).EndRow();
         csv.Close();
     }
-    out.MergeCsvAcross("pfc.csv");
+    out.MergeCsvAcross("pfc.csv", std::numeric_limits<double>::infinity(), 1);
     EXPECT_EQ(Slurp(m_dir / "run" / "pfc.csv"),
               header + "0.5,s1,0\n1,s0,0\n2,s0,1\n2,s1,1\n10.25,s1,2\n");
+    // Header and first row, then one row per round, then each file's end.
+    EXPECT_GE(zero.m_rounds, 5u);
 
-    GatheringExchange one(1, {});
+    GatheringExchange one(1, {}, 1);
     RunOutput other((m_dir / "run").string());
     other.SetExchange(&one);
-    other.OpenCsv("pfc.csv", {"time_us", "node", "port"}).Close();
+    {
+        CsvWriter csv = other.OpenCsv("pfc.csv", {"time_us", "node", "port"});
+        csv.Add(3.0).Add("s1").Add(uint64_t(0)).EndRow();
+        csv.Close();
+    }
     ASSERT_TRUE(fs::exists(m_dir / "run" / "rank-1" / "pfc.csv"));
-    other.MergeCsvAcross("pfc.csv");
+    other.MergeCsvAcross("pfc.csv", std::numeric_limits<double>::infinity(), 1);
+    EXPECT_EQ(one.m_sent, header + "3,s1,0\n");
+    EXPECT_EQ(one.m_rounds, 3u); // header, the row, the end
     EXPECT_FALSE(fs::exists(m_dir / "run" / "rank-1" / "pfc.csv"));
     EXPECT_TRUE(fs::exists(m_dir / "run" / "pfc.csv")); // rank 0's stays
 }

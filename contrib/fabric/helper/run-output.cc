@@ -6,6 +6,7 @@
 
 #include "atomic-file.h"
 #include "conservation-check.h"
+#include "csv-time-merge.h"
 #include "input-error.h"
 #include "progress-reporter.h"
 #include "run-interrupt.h"
@@ -24,6 +25,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <spawn.h>
 #include <sstream>
 #include <string_view>
@@ -136,66 +138,76 @@ RunOutput::WriteSummary()
 }
 
 void
-RunOutput::MergeCsvAcross(const std::string& name, double untilUs) const
+RunOutput::MergeCsvAcross(const std::string& name, double untilUs, size_t blockBytes) const
 {
     if (!m_exchange && untilUs == std::numeric_limits<double>::infinity())
     {
         return;
     }
-    std::ostringstream mine;
+    const uint32_t processes = m_exchange ? m_exchange->GetSize() : 1;
+    const uint32_t rank = m_exchange ? m_exchange->GetRank() : 0;
+    std::ifstream in(PathOf(name)); // a process that wrote no such file sends no rows
+    std::unique_ptr<AtomicFile> file;
+    std::unique_ptr<CsvTimeMerge> merge;
+    if (Reports())
     {
-        std::ifstream in(PathOf(name));
-        mine << in.rdbuf();
+        file = std::make_unique<AtomicFile>(PathOf(name));
+        merge = std::make_unique<CsvTimeMerge>(processes, file->Stream(), untilUs);
     }
-    const std::vector<std::string> texts =
-        m_exchange ? m_exchange->Gather(mine.str()) : std::vector<std::string>{mine.str()};
-    if (!Reports())
+    // Round by round, partition 0 tells every process whether to send its next block (SEND),
+    // not this round (WAIT), or that the merged file is whole (DONE); a process sends "" once
+    // its file has ended.
+    using Order = CsvTimeMerge::Order;
+    std::vector<bool> wanted(processes, true);
+    for (;;)
+    {
+        const bool done = std::find(wanted.begin(), wanted.end(), true) == wanted.end();
+        auto orderFor = [&](uint32_t r) -> uint8_t {
+            return done ? Order::DONE : (wanted[r] ? Order::SEND : Order::WAIT);
+        };
+        uint8_t order = orderFor(rank);
+        if (m_exchange)
+        {
+            std::vector<std::vector<uint8_t>> orders(processes);
+            for (uint32_t r = 1; Reports() && r < processes; ++r)
+            {
+                orders[r] = {orderFor(r)};
+            }
+            const std::vector<uint8_t> got = m_exchange->Exchange(orders);
+            if (!Reports())
+            {
+                order = got.at(0);
+            }
+        }
+        if (order == Order::DONE)
+        {
+            break;
+        }
+        const std::string block =
+            order == Order::SEND ? CsvTimeMerge::ReadBlock(in, blockBytes) : "";
+        const std::vector<std::string> blocks =
+            m_exchange ? m_exchange->Gather(block) : std::vector<std::string>{block};
+        if (Reports())
+        {
+            for (uint32_t r = 0; r < processes; ++r)
+            {
+                if (wanted[r])
+                {
+                    merge->Add(r, blocks.at(r));
+                }
+            }
+            wanted = merge->Wanted();
+        }
+    }
+    in.close();
+    if (Reports())
+    {
+        file->Commit();
+    }
+    else
     {
         std::filesystem::remove(PathOf(name));
-        return;
     }
-
-    struct Row
-    {
-        double time;
-        std::string_view text;
-    };
-
-    std::string header;
-    std::vector<Row> rows;
-    for (const std::string& text : texts)
-    {
-        size_t at = text.find('\n');
-        if (at == std::string::npos)
-        {
-            continue; // that process wrote no such file
-        }
-        header = text.substr(0, at + 1);
-        while (++at < text.size())
-        {
-            const size_t end = std::min(text.find('\n', at), text.size());
-            const std::string_view line(text.data() + at, end - at);
-            const double time =
-                std::strtod(std::string(line.substr(0, line.find(','))).c_str(), nullptr);
-            if (time <= untilUs)
-            {
-                rows.push_back({time, line});
-            }
-            at = end;
-        }
-    }
-    // Each process's rows are in time order already; same-time rows stay in rank order.
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-        return a.time < b.time;
-    });
-    AtomicFile file(PathOf(name));
-    std::ostream& out = file.Stream();
-    out << header;
-    for (const Row& r : rows)
-    {
-        out << r.text << '\n';
-    }
-    file.Commit();
 }
 
 PartitionExchange*

@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/partition-exchange.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -87,14 +88,19 @@ class RunOutput
      * \brief In a run split across processes (SetExchange): rank 0's <dir>/<name> gets every
      * process's rows of <name>, merged by their first column (a time; rows of the same time in
      * rank order), and the other processes' copies are removed. Every process calls it, once
-     * the file is closed. In a run of one process nothing happens, but for `untilUs`.
-     * \param name a CSV file whose first column is a time, e.g. "pfc.csv"
+     * the file is closed. In a run of one process nothing happens, but for `untilUs`. The
+     * files are read and sent a block at a time (CsvTimeMerge): a log larger than memory
+     * merges in a few blocks' worth of it.
+     * \param name a CSV file whose first column is a time, in time order in each process's
+     *        file (an event log written as the simulation runs), e.g. "pfc.csv"
      * \param untilUs rows of later times (in the first column's unit) are dropped, in a run of
      *        one process too
+     * \param blockBytes how much of its file a process sends at a time
      * \throw InputError if the merged file cannot be written
      */
     void MergeCsvAcross(const std::string& name,
-                        double untilUs = std::numeric_limits<double>::infinity()) const;
+                        double untilUs = std::numeric_limits<double>::infinity(),
+                        size_t blockBytes = size_t{1} << 20) const;
     /// The processes of a split run (SetExchange), or nullptr.
     PartitionExchange* GetExchange() const;
     /// Whether this process prints the run's report and writes its merged files: the only
