@@ -24,6 +24,7 @@ CsvTimeMerge::Add(uint32_t source, std::string block)
     Source& s = m_sources.at(source);
     s.block = std::move(block);
     s.at = 0;
+    s.timeAt = SIZE_MAX;
     s.ended = s.block.empty();
     if (!s.started)
     {
@@ -54,7 +55,12 @@ CsvTimeMerge::HasRow(Source& s) const
 {
     while (s.at < s.block.size())
     {
-        if (TimeOf(s) <= m_untilUs)
+        if (s.timeAt != s.at) // each row's time is read once, not once per row written
+        {
+            s.time = TimeOf(s);
+            s.timeAt = s.at;
+        }
+        if (s.time <= m_untilUs)
         {
             return true;
         }
@@ -99,11 +105,10 @@ CsvTimeMerge::Wanted()
                 waiting = true;
                 continue;
             }
-            const double t = TimeOf(s);
-            if (!earliest || t < earliestTime) // a tie goes to the lower source
+            if (!earliest || s.time < earliestTime) // a tie goes to the lower source
             {
                 earliest = &s;
-                earliestTime = t;
+                earliestTime = s.time;
             }
         }
         if (waiting)

@@ -28,7 +28,6 @@
 #include <memory>
 #include <spawn.h>
 #include <sstream>
-#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,7 +164,7 @@ RunOutput::MergeCsvAcross(const std::string& name, double untilUs, size_t blockB
         auto orderFor = [&](uint32_t r) -> uint8_t {
             return done ? Order::DONE : (wanted[r] ? Order::SEND : Order::WAIT);
         };
-        uint8_t order = orderFor(rank);
+        uint8_t order = Reports() ? orderFor(rank) : uint8_t{Order::WAIT}; // others: rank 0's
         if (m_exchange)
         {
             std::vector<std::vector<uint8_t>> orders(processes);
@@ -199,7 +198,6 @@ RunOutput::MergeCsvAcross(const std::string& name, double untilUs, size_t blockB
             wanted = merge->Wanted();
         }
     }
-    in.close();
     if (Reports())
     {
         file->Commit();
