@@ -75,12 +75,12 @@ class CsvTimeMerge
     /// What the merge has of one source.
     struct Source
     {
-        std::string block;   //!< the block being merged
-        size_t at{0};        //!< where its next row starts
+        std::string block;       //!< the block being merged
+        size_t at{0};            //!< where its next row starts
         size_t timeAt{SIZE_MAX}; //!< the row whose time `time` holds (none yet)
         double time{0};          //!< the time of the row at `timeAt`
-        bool started{false}; //!< its first block (with the header) has come
-        bool ended{false};   //!< it sent its empty block
+        bool started{false};     //!< its first block (with the header) has come
+        bool ended{false};       //!< it sent its empty block
     };
 
     /// Whether `s` has a row left in its block (skipping rows after m_untilUs); if so, its
