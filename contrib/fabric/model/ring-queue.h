@@ -116,7 +116,7 @@ class RingQueue
     /// Slots allocated (a power of two, or 0 before the first push).
     std::size_t capacity() const
     {
-        return m_mask + (m_data ? 1 : 0);
+        return std::size_t{m_mask} + (m_data ? 1 : 0);
     }
 
     T& front()
@@ -160,9 +160,9 @@ class RingQueue
         m_data[m_head] = T();
         m_head = static_cast<uint32_t>((m_head + 1) & m_mask);
         --m_size;
-        if (m_mask >= FIRST_CAPACITY && m_size < (m_mask + 1) / 4)
+        if (m_mask >= FIRST_CAPACITY && m_size < (std::size_t{m_mask} + 1) / 4)
         {
-            Reallocate((m_mask + 1) / 2);
+            Reallocate((std::size_t{m_mask} + 1) / 2);
         }
     }
 
@@ -208,12 +208,14 @@ class RingQueue
             data[i] = std::move((*this)[i]);
         }
         m_data = std::move(data);
-        m_mask = n - 1;
+        m_mask = static_cast<uint32_t>(n - 1);
         m_head = 0;
     }
 
     std::unique_ptr<T[]> m_data;
-    std::size_t m_mask{0};
+    // 32 bits, as m_size: the compiler then knows new T[n] cannot overflow (with a 64-bit mask
+    // GCC's link-time optimiser warned of a 2^64-byte allocation on an unreachable path).
+    uint32_t m_mask{0};
     uint32_t m_head{0};
     uint32_t m_size{0};
 };
