@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 
-// libFuzzer target: scenario files (contrib/fabric/helper/scenario-file.h, the JSON of
+// libFuzzer target: scenario files (contrib/program/helper/scenario-file.h, the JSON of
 // `./ns3 run 'scenario FILE'`, docs/scenario-format.md), from the JSON text on: the JSON
 // syntax (JsonReader::Parse), every key and value, the topology, routes, events and monitors.
 

@@ -3,7 +3,7 @@
  */
 
 // libFuzzer target: the strict parsers of sizes, size sweeps, rates, times, priority lists,
-// plain numbers and booleans (contrib/fabric/helper/units.h, parse-number.h), which read every
+// plain numbers and booleans (contrib/program/helper/units.h, parse-number.h), which read every
 // option and every value of a scenario or flow file.
 //
 // The first byte picks the parser, so one corpus reaches all of them and an input reads as

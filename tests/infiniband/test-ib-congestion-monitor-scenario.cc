@@ -6,7 +6,7 @@
 // fat-tree the same incast grows a congestion tree back to the far pods' senders, and does in a
 // split run too (docs/distributed.md), whose sampling ends where one process's would.
 
-#include "../fabric/use-tie-break.h"
+#include "../kernel/use-tie-break.h"
 #include "../rdma/rdma-incast.h"
 
 #include "ns3/config.h"
