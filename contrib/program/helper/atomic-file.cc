@@ -4,9 +4,8 @@
 
 #include "atomic-file.h"
 
-#include "input-error.h"
-
 #include "ns3/assert.h"
+#include "ns3/input-error.h"
 #include "ns3/log.h"
 
 #include <algorithm>

@@ -3,9 +3,10 @@
  */
 #include "flow-file.h"
 
-#include "input-error.h"
 #include "parse-number.h"
 #include "units.h"
+
+#include "ns3/input-error.h"
 
 #include <fstream>
 #include <sstream>

@@ -3,10 +3,9 @@
  */
 #include "flow-generator.h"
 
-#include "input-error.h"
-
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/input-error.h"
 #include "ns3/random-variable-stream.h"
 
 #include <algorithm>

@@ -3,8 +3,9 @@
  */
 #include "json-reader.h"
 
-#include "input-error.h"
 #include "units.h"
+
+#include "ns3/input-error.h"
 
 #include <algorithm>
 #include <fstream>

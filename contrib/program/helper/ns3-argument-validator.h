@@ -5,9 +5,8 @@
 #ifndef NS3_ARGUMENT_VALIDATOR_H
 #define NS3_ARGUMENT_VALIDATOR_H
 
-#include "input-error.h"
-
 #include "ns3/attribute.h"
+#include "ns3/input-error.h"
 #include "ns3/ptr.h"
 
 #include <string>

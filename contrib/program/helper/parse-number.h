@@ -5,7 +5,7 @@
 #ifndef PARSE_NUMBER_H
 #define PARSE_NUMBER_H
 
-#include "input-error.h"
+#include "ns3/input-error.h"
 
 #include <cstdint>
 #include <string>

@@ -5,10 +5,10 @@
 #ifndef PROGRAM_OPTIONS_H
 #define PROGRAM_OPTIONS_H
 
-#include "input-error.h"
 #include "resource-estimate.h"
 
 #include "ns3/data-rate.h"
+#include "ns3/input-error.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #ifndef RESOURCE_ESTIMATE_H
 #define RESOURCE_ESTIMATE_H
 
-#include "input-error.h"
+#include "ns3/input-error.h"
 
 #include <cstdint>
 #include <string>

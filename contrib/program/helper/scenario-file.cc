@@ -3,11 +3,11 @@
  */
 #include "scenario-file.h"
 
-#include "input-error.h"
 #include "json-reader.h"
 #include "units.h"
 
 #include "ns3/fat-tree-builder.h"
+#include "ns3/input-error.h"
 
 #include <algorithm>
 #include <fstream>

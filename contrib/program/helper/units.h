@@ -5,9 +5,8 @@
 #ifndef FABRIC_UNITS_H
 #define FABRIC_UNITS_H
 
-#include "input-error.h"
-
 #include "ns3/data-rate.h"
+#include "ns3/input-error.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
