@@ -123,7 +123,8 @@ main(int argc, char* argv[])
     opts.AddSize("size", "bytes of the RDMA WRITE (with immediate)", bytes);
     opts.AllowFabricList({"ib", "roce"});
     opts.Parse(argc, argv);
-    opts.RequireFabric(std::vector<std::string>{"ib", "roce"}, "TCP comes with its own issue");
+    opts.RequireFabric(std::vector<std::string>{"ib", "roce"},
+                       "an RDMA WRITE needs an RDMA fabric");
     if (bytes == 0)
     {
         opts.Fail(InputError("--size=0: an RDMA WRITE of no bytes is not modelled",

@@ -268,6 +268,17 @@ DeadlockDetector::FlowToJson(const StuckFlow& flow)
     return j;
 }
 
+std::string
+DeadlockDetector::DescribeCycle(const std::vector<std::string>& cycle)
+{
+    std::string text;
+    for (const auto& q : cycle)
+    {
+        text += q + " -> ";
+    }
+    return text + (cycle.empty() ? "" : cycle.front());
+}
+
 bool
 DeadlockDetector::FlowKey::operator<(const FlowKey& o) const
 {

@@ -109,6 +109,8 @@ class DeadlockDetector : public Object
     nlohmann::json ToJson() const;
     /// {"five_tuple": "src_ip:sport->dst_ip:dport"} plus the members of the flow's label.
     static nlohmann::json FlowToJson(const StuckFlow& flow);
+    /// A cycle as reports print it: "a -> b -> c -> a".
+    static std::string DescribeCycle(const std::vector<std::string>& cycle);
 
   protected:
     void DoDispose() override;

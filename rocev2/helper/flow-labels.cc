@@ -59,4 +59,37 @@ FlowLabels::GetSize() const
     return m_labels.size();
 }
 
+std::string
+FlowLabels::Describe(const DeadlockDetector::StuckFlow& flow)
+{
+    const nlohmann::json& l = flow.label;
+    std::string text;
+    if (l.contains("flow"))
+    {
+        text = "flow " + l["flow"].dump();
+    }
+    else if (l.contains("collective"))
+    {
+        text = "collective " + l["collective"].dump() + " (" + l.value("op", "") + ") rank " +
+               l["rank"].dump() + "->" + l["peer_rank"].dump() + " channel " + l["channel"].dump();
+    }
+    else if (l.contains("candidates"))
+    {
+        text = "one of " + std::to_string(l["candidates"].size()) + " queue pairs";
+    }
+    else
+    {
+        return "unknown flow " + flow.key.ToString();
+    }
+    if (l.contains("src"))
+    {
+        text += " " + l.value("src", "") + "->" + l.value("dst", "");
+    }
+    if (l.value("direction", "") == "ack")
+    {
+        text += " (acks)";
+    }
+    return text + " " + flow.key.ToString();
+}
+
 } // namespace ns3

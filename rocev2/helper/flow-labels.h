@@ -48,6 +48,14 @@ class FlowLabels
     DeadlockDetector::FlowLabeler GetLabeler() const;
     /// Number of 5-tuples known.
     size_t GetSize() const;
+    /**
+     * A stuck flow as a deadlock report prints it: what its label says (a flow of the
+     * workload, or a collective's rank, peer and channel; the candidates of a shared 5-tuple),
+     * then the 5-tuple.
+     * \param flow a flow of a deadlock report
+     * eturn e.g. "flow 3 h0->h2 10.0.0.1:49152->10.0.0.3:4791"
+     */
+    static std::string Describe(const DeadlockDetector::StuckFlow& flow);
 
   private:
     std::map<DeadlockDetector::FlowKey, std::vector<nlohmann::json>> m_labels;

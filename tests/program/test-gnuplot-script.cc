@@ -54,6 +54,18 @@ TEST_F(ProgramGnuplotScript, EnhancedTextUnlessAskedOtherwise)
         << text;
 }
 
+TEST_F(ProgramGnuplotScript, CommittedWithoutRenderingWhenThereIsNothingToPlot)
+{
+    RunOutput out(m_dir.string());
+    GnuplotScript gp(out, "c", "empty", 900, 500, ",10");
+    gp.Stream() << "plot 'nothing.csv' using 1:2\n";
+    gp.Commit();
+    EXPECT_TRUE(std::filesystem::exists(m_dir / "empty.gp"));
+    EXPECT_FALSE(std::filesystem::exists(m_dir / "empty.png"));
+    gp.Commit(); // once is enough: a second call changes nothing
+    EXPECT_NE(Slurp(m_dir / "empty.gp").find("plot 'nothing.csv'"), std::string::npos);
+}
+
 TEST(ProgramGnuplotTimeAxis, MicrosecondsUpToTwoMillisecondsThenMilliseconds)
 {
     const GnuplotScript::TimeAxis us(2000);

@@ -118,3 +118,30 @@ TEST(DeadlockDetectorFlows, JsonHasTheFiveTupleAndTheLabelsMembers)
     EXPECT_FALSE(f.key < g);
     EXPECT_FALSE(g == f.key);
 }
+
+TEST(DeadlockReportText, ACycleEndsWhereItStarted)
+{
+    EXPECT_EQ(DeadlockDetector::DescribeCycle({"s0:1:3", "s1:0:3", "s2:0:3"}),
+              "s0:1:3 -> s1:0:3 -> s2:0:3 -> s0:1:3");
+    EXPECT_EQ(DeadlockDetector::DescribeCycle({}), "");
+}
+
+TEST(DeadlockReportText, AStuckFlowIsNamedByItsLabelThenItsFiveTuple)
+{
+    DeadlockDetector::StuckFlow f;
+    f.key = {Ipv4Address("10.0.0.1"), 49153, Ipv4Address("10.0.0.3"), 4791};
+    const std::string tuple = " 10.0.0.1:49153->10.0.0.3:4791";
+    EXPECT_EQ(FlowLabels::Describe(f), "unknown flow" + tuple);
+    f.label = {{"flow", 2}, {"src", "h0"}, {"dst", "h2"}, {"direction", "data"}};
+    EXPECT_EQ(FlowLabels::Describe(f), "flow 2 h0->h2" + tuple);
+    f.label["direction"] = "ack";
+    EXPECT_EQ(FlowLabels::Describe(f), "flow 2 h0->h2 (acks)" + tuple);
+    f.label = {{"collective", 1},
+               {"op", "all_reduce"},
+               {"rank", 3},
+               {"peer_rank", 0},
+               {"channel", 0}};
+    EXPECT_EQ(FlowLabels::Describe(f), "collective 1 (all_reduce) rank 3->0 channel 0" + tuple);
+    f.label = {{"candidates", {{{"flow", 1}}, {{"flow", 2}}}}};
+    EXPECT_EQ(FlowLabels::Describe(f), "one of 2 queue pairs" + tuple);
+}

@@ -34,10 +34,20 @@ GnuplotScript::Stream()
     return m_file.Stream();
 }
 
+void
+GnuplotScript::Commit()
+{
+    if (!m_committed)
+    {
+        m_file.Commit();
+        m_committed = true;
+    }
+}
+
 std::string
 GnuplotScript::Render()
 {
-    m_file.Commit();
+    Commit();
     return m_out.RenderGnuplot(m_name + ".gp", m_name + ".png");
 }
 

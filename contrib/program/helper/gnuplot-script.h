@@ -49,6 +49,9 @@ class GnuplotScript
     /// The script, after its shared first lines.
     std::ostream& Stream();
 
+    /// Commit the script without rendering it (a plot of no data, which gnuplot refuses).
+    void Commit();
+
     /**
      * Commit the script and render the PNG.
      * \return the PNG's path, or one line saying why there is none (RunOutput::RenderGnuplot)
@@ -71,9 +74,10 @@ class GnuplotScript
     };
 
   private:
-    const RunOutput& m_out; //!< The run's folder.
-    std::string m_name;     //!< NAME of NAME.gp and NAME.png.
-    AtomicFile m_file;      //!< The script, until Render().
+    const RunOutput& m_out;  //!< The run's folder.
+    std::string m_name;      //!< NAME of NAME.gp and NAME.png.
+    AtomicFile m_file;       //!< The script, until committed.
+    bool m_committed{false}; //!< Whether m_file is in place.
 };
 
 } // namespace ns3

@@ -702,6 +702,12 @@ ProgramOptions::GetStop() const
     return m_stop;
 }
 
+double
+ProgramOptions::GetWallSeconds() const
+{
+    return m_wall.GetSeconds();
+}
+
 bool
 ProgramOptions::IsGiven(const std::string& name) const
 {

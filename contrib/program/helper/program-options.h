@@ -6,6 +6,7 @@
 #define PROGRAM_OPTIONS_H
 
 #include "resource-estimate.h"
+#include "wall-clock.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/input-error.h"
@@ -143,6 +144,11 @@ class ProgramOptions
     const std::string& GetPcapDir() const;
     /** \return --stop; zero means run to completion */
     Time GetStop() const;
+    /**
+     * \return wall seconds since these options were created, which programs do first: the
+     * program's wall time, for summary.json's "wall"
+     */
+    double GetWallSeconds() const;
 
     /**
      * \return every option's name and value, plus "ns3": the ns-3 attributes and globals given
@@ -224,6 +230,7 @@ class ProgramOptions
     std::string m_maxMemoryText;       //!< --maxMemory as written; empty: not given.
     nlohmann::json m_ns3Args;          //!< ns-3 attributes and globals given.
     std::set<std::string> m_given;     //!< Program options the command line gave.
+    WallClock m_wall;                  //!< Started with the program.
 };
 
 } // namespace ns3

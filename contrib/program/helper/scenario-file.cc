@@ -80,7 +80,7 @@ Index(const std::string& path, size_t i)
 void
 ReadTopology(const Reader& r, const Json& root, Scenario& s)
 {
-    DataRate rate("100Gbps"); // the fabric programs' default link (README)
+    DataRate rate("100Gbps"); // --linkRate's default in the fabric programs
     Time delay = MicroSeconds(1);
     if (root.contains("defaults"))
     {
@@ -409,7 +409,7 @@ ReadTraffic(const Reader& r,
     }
     start = obj.contains("start") ? r.TimeOf(obj["start"], path + ".start") : Time(0);
     priority = obj.contains("priority") ? r.Priority(obj["priority"], path + ".priority")
-                                        : 3; // RDMA's lossless class (README)
+                                        : 3; // RoCEv2's lossless class, DSCP 26 (docs/models.md)
 }
 
 void

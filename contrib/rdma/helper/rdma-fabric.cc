@@ -33,6 +33,30 @@ RdmaFabric::EnablePcap(const std::string& /*dir*/)
                      "no --pcap for this fabric");
 }
 
+nlohmann::json
+RdmaFabric::GetDropsJson() const
+{
+    uint64_t total = 0;
+    nlohmann::json byReason = nlohmann::json::object();
+    for (const auto& [reason, n] : GetDrops())
+    {
+        byReason[reason] = n;
+        total += n;
+    }
+    return {{"total", total}, {"by_reason", byReason}};
+}
+
+std::string
+RdmaFabric::DescribeDrops() const
+{
+    std::string text;
+    for (const auto& [reason, n] : GetDrops())
+    {
+        text += (text.empty() ? "" : ", ") + reason + " " + std::to_string(n);
+    }
+    return text;
+}
+
 uint64_t
 RdmaFabric::GetRetransmissions() const
 {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace ns3
@@ -87,6 +88,10 @@ class RdmaFabric
     virtual uint64_t GetHostPacketsSent() const = 0;
     /// Packets the fabric discarded, by reason (every reason the fabric has, zeros included).
     virtual std::map<std::string, uint64_t> GetDrops() const = 0;
+    /// summary.json's "drops": {"total": every drop, "by_reason": GetDrops()}.
+    nlohmann::json GetDropsJson() const;
+    /// GetDrops() on one line, "reason n, reason n", for a program's report.
+    std::string DescribeDrops() const;
 
     /**
      * Write one pcap file per port to a directory, named <node>-<port>.pcap. Call after the
