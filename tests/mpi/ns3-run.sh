@@ -1,6 +1,6 @@
 #!/bin/sh
 # usage: ns3-run.sh NS3 OUT
-# The README's command for a split run, ./ns3 run '...' --command-template='mpirun -np 2 %s':
+# The documented command for a split run (docs/distributed.md), ./ns3 run '...' --command-template='mpirun -np 2 %s':
 # it must run the MPI build (without --mpi) as 2 processes that split the run.
 ns3=$1
 out=$2

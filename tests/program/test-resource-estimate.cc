@@ -111,7 +111,7 @@ TEST(FabricResourceEstimate, CountsOnlyTakeOneLinkPerHost)
 
 TEST(FabricResourceEstimate, WithinThirtyPercentOfMeasuredBuilds)
 {
-    // Peak RSS under /usr/bin/time, release build, 2026-12-03, after issue 9 (bench/README.md,
+    // Peak RSS under /usr/bin/time, release build, 2026-12-03, after the speed work of that day (bench/README.md,
     // "Memory estimate"): `fattree-allreduce --k=K --stop=1ns` (the fabric built and routed, a rank
     // per host, nothing sent) and `flows --k=K` with one flow and --stop=1ns (the fabric
     // alone). The fabric's constants were fitted on stars and full meshes, so the flows rows
