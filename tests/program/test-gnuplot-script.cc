@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * GnuplotScript: the script every plot starts with, written beside its data and rendered to a
- * PNG of the same name; the time axis of a plot over a run.
+ * PNG of the same name, or committed alone; the time axis of a plot over a run.
  */
 
 #include "temp-dir-test.h"
@@ -52,6 +52,16 @@ TEST_F(ProgramGnuplotScript, EnhancedTextUnlessAskedOtherwise)
     const std::string text = Slurp(m_dir / "p.gp");
     EXPECT_NE(text.find("set terminal pngcairo size 900,500 font ',10'\n"), std::string::npos)
         << text;
+}
+
+TEST_F(ProgramGnuplotScript, CommitWritesTheScriptWithoutAPlot)
+{
+    RunOutput out(m_dir.string());
+    GnuplotScript gp(out, "c", "later", 640, 480, "sans,9");
+    gp.Stream() << "plot 'none.csv' using 1:2\n";
+    gp.Commit();
+    EXPECT_NE(Slurp(m_dir / "later.gp").find("plot 'none.csv' using 1:2\n"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(m_dir / "later.png"));
 }
 
 TEST(ProgramGnuplotTimeAxis, MicrosecondsUpToTwoMillisecondsThenMilliseconds)

@@ -41,6 +41,12 @@ GnuplotScript::Render()
     return m_out.RenderGnuplot(m_name + ".gp", m_name + ".png");
 }
 
+void
+GnuplotScript::Commit()
+{
+    m_file.Commit();
+}
+
 GnuplotScript::TimeAxis::TimeAxis(double endUs)
     : ms(endUs > 2000),
       end(ms ? endUs / 1000 : endUs),

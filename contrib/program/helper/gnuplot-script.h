@@ -54,6 +54,11 @@ class GnuplotScript
      * \return the PNG's path, or one line saying why there is none (RunOutput::RenderGnuplot)
      */
     std::string Render();
+    /**
+     * Commit the script without rendering it: for a plot whose data did not come (a run
+     * interrupted before it had any), so that the folder still holds the script of its plot.
+     */
+    void Commit();
 
     /**
      * \brief The time axis of a plot over a run, from its first column (time_us): in
