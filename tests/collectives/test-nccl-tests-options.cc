@@ -7,6 +7,8 @@
  * estimate; every mistake is an InputError naming the option as written.
  */
 
+#include "input-error-of.h"
+
 #include "ns3/input-error.h"
 #include "ns3/nccl-datatype.h"
 #include "ns3/nccl-tests-options.h"
@@ -38,15 +40,7 @@ InputError
 ErrorOf(const std::vector<std::string>& args)
 {
     Parsed p(args);
-    try
-    {
-        p.nccl.Check();
-    }
-    catch (const InputError& e)
-    {
-        return e;
-    }
-    return InputError("", "");
+    return InputErrorOf([&p] { p.nccl.Check(); });
 }
 
 TEST(NcclTestsOptions, DefaultsAreNcclTestsOwnOnTwoServersOfEightGpus)
