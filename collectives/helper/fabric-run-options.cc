@@ -222,14 +222,8 @@ FabricRunOptions::Finish()
 uint64_t
 FabricRunOptions::WriteJson(nlohmann::json& j, const FabricInstance& fabric, const RunOutput& out)
 {
-    uint64_t total = 0;
-    nlohmann::json byReason = nlohmann::json::object();
-    for (const auto& [reason, n] : fabric.GetFabric().GetDrops())
-    {
-        byReason[reason] = n;
-        total += n;
-    }
-    j["drops"] = {{"total", total}, {"by_reason", byReason}};
+    j["drops"] = fabric.GetFabric().GetDropsJson();
+    const uint64_t total = j["drops"]["total"].get<uint64_t>();
     j["pfc"] = m_pfc.ToJson(); // InfiniBand has no PFC: zeros
     if (m_split.IsSplit())
     {

@@ -14,10 +14,6 @@ namespace ns3
 
 namespace
 {
-/// nccl-tests aligns per-rank counts of the collectives that split a buffer over ranks to
-/// 4 elements (ALIGN in src/all_gather.cu, reduce_scatter.cu, alltoall.cu).
-constexpr uint64_t ALIGN = 4;
-
 bool
 SplitsOverRanks(CollectiveOp op)
 {

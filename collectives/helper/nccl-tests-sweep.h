@@ -58,6 +58,10 @@ class NcclTestsSweep
         double tunerUs{-1}; //!< negative: the tuner has no estimate (P2P operations)
     };
 
+    /// nccl-tests aligns per-rank counts of the collectives that split a buffer over ranks to
+    /// 4 elements (ALIGN in src/all_gather.cu, reduce_scatter.cu, alltoall.cu).
+    static constexpr uint64_t ALIGN = 4;
+
     /// The row of a requested size before it runs (count, S and the size that runs; count 0
     /// when the size holds less than one aligned element per rank).
     static Row Shape(const Options& options, uint32_t nRanks, uint64_t requestedBytes);

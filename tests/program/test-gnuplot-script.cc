@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * GnuplotScript: the script every plot starts with, written beside its data and rendered to a
- * PNG of the same name; the time axis of a plot over a run.
+ * PNG of the same name, or committed alone; the time axis of a plot over a run.
  */
 
 #include "temp-dir-test.h"

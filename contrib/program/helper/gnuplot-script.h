@@ -49,7 +49,11 @@ class GnuplotScript
     /// The script, after its shared first lines.
     std::ostream& Stream();
 
-    /// Commit the script without rendering it (a plot of no data, which gnuplot refuses).
+    /**
+     * Commit the script without rendering it: for a plot whose data did not come (no flow
+     * finished, a run interrupted before it had any: gnuplot refuses an empty plot), so that
+     * the folder still holds the script of its plot. Render() commits too; once is enough.
+     */
     void Commit();
 
     /**

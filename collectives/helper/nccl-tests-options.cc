@@ -1,0 +1,315 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nccl-tests-options.h"
+
+#include "ns3/fabric-topology.h"
+#include "ns3/nccl-datatype.h"
+#include "ns3/rail-optimized-builder.h"
+#include "ns3/units.h"
+
+namespace ns3
+{
+
+namespace
+{
+const std::vector<std::string> GPUS{"v100", "a100", "h100", "b200"};
+
+/// The generation whose NVLink and tuner tables (NcclTuner) the GPU has.
+GpuGeneration
+Generation(const std::string& gpu)
+{
+    if (gpu == "v100")
+    {
+        return GpuGeneration::VOLTA;
+    }
+    if (gpu == "a100")
+    {
+        return GpuGeneration::AMPERE;
+    }
+    return gpu == "b200" ? GpuGeneration::BLACKWELL : GpuGeneration::HOPPER;
+}
+
+double
+NvlinkGBps(const NcclCommunicator& comm)
+{
+    return comm.GetNvSwitch(0) ? comm.GetNvSwitch(0)->GetGpuBandwidth().GetBitRate() / 8e9 : 0;
+}
+} // namespace
+
+NcclTestsOptions::NcclTestsOptions()
+    : m_linkDelay(MicroSeconds(1))
+{
+}
+
+void
+NcclTestsOptions::AddOptions(ProgramOptions& opts)
+{
+    opts.AddValue("op",
+                  "the collective, as nccl-tests names its programs: all_reduce, all_gather, "
+                  "reduce_scatter, broadcast, reduce, alltoall, sendrecv",
+                  m_opName);
+    opts.AddSize("b", "smallest size (nccl-tests -b)", m_minBytes);
+    opts.AddSize("e", "largest size (nccl-tests -e)", m_maxBytes);
+    opts.AddValue("f", "size factor between rows (nccl-tests -f), an integer >= 2", m_factor);
+    opts.AddValue("nodes", "GPU servers", m_nodes);
+    opts.AddValue("gpus", "GPUs per server, joined by NVLink", m_gpus);
+    opts.AddValue("nics", "NICs per server, one rail each (0: one per GPU)", m_nics);
+    opts.AddValue("d", "datatype (nccl-tests -d): " + NcclDatatypeNames(), m_type);
+    opts.AddChoice("o", "reduction (nccl-tests -o)", m_redop, {"sum", "prod", "max", "min", "avg"});
+    opts.AddValue("r", "root rank of broadcast and reduce (nccl-tests -r)", m_root);
+    opts.AddChoice("algo", "algorithm (NCCL_ALGO)", m_algo, {"auto", "ring", "tree"});
+    opts.AddChoice("proto", "protocol (NCCL_PROTO)", m_proto, {"auto", "ll", "ll128", "simple"});
+    opts.AddValue("channels", "channels of the communicator (0: NCCL's count)", m_channels);
+    opts.AddValue("pxn", "send between nodes through the NIC of the receiver's rail", m_pxn);
+    opts.AddChoice("gpu", "GPU: NVLink bandwidth and the tuner's tables", m_gpu, GPUS);
+    opts.AddChoice("mode",
+                   "packet: simulate every packet; analytical: NCCL's tuner alone",
+                   m_mode,
+                   {"packet", "analytical"});
+    opts.AddValue("linkRate",
+                  "rate of every link (without it, --ibGeneration's rate if given)",
+                  m_linkRate);
+    opts.AddValue("linkDelay", "propagation delay of every link", m_linkDelay);
+    opts.AddValue("nodesPerLeaf",
+                  "servers per rail leaf switch (DGX SuperPOD: 32)",
+                  m_nodesPerLeaf);
+}
+
+void
+NcclTestsOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric)
+{
+    fabric.ApplyOptions(opts, m_linkRate);
+    try
+    {
+        Check();
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+}
+
+void
+NcclTestsOptions::Check()
+{
+    NcclTestsSweep::Options sweep;
+    if (!ParseCollectiveOp(m_opName, sweep.op))
+    {
+        throw InputError("--op=" + m_opName + " is not a collective",
+                         "all_reduce, all_gather, reduce_scatter, broadcast, reduce, "
+                         "alltoall or sendrecv");
+    }
+    if (!ParseNcclDatatype(m_type, sweep.elementSize))
+    {
+        throw InputError("-d " + m_type + " is not a datatype", NcclDatatypeNames());
+    }
+    sweep.type = m_type;
+    sweep.redop = m_redop;
+    sweep.root = m_root;
+    for (auto [name, bytes] : {std::pair{"-b", m_minBytes}, std::pair{"-e", m_maxBytes}})
+    {
+        if (bytes == 0 || bytes % sweep.elementSize != 0)
+        {
+            throw InputError(std::string(name) + " " + std::to_string(bytes) +
+                                 " bytes is not a whole number of " + m_type + " elements",
+                             "a multiple of " + std::to_string(sweep.elementSize) + " bytes");
+        }
+    }
+    if (m_maxBytes < m_minBytes || (m_maxBytes > m_minBytes && m_factor < 2))
+    {
+        throw InputError("-b " + std::to_string(m_minBytes) + " -e " + std::to_string(m_maxBytes) +
+                             " -f " + std::to_string(m_factor) + " is not a sweep",
+                         "-b <= -e and an integer factor -f >= 2");
+    }
+    if (m_nodes == 0 || m_gpus == 0 || m_nodes * m_gpus < 2)
+    {
+        throw InputError("--nodes=" + std::to_string(m_nodes) +
+                             " --gpus=" + std::to_string(m_gpus) + " is fewer than 2 ranks",
+                         "at least 2 GPUs in all");
+    }
+    m_nics = m_nics == 0 ? m_gpus : m_nics;
+    if (m_nics < m_gpus && m_gpus % m_nics != 0)
+    {
+        throw InputError("--gpus=" + std::to_string(m_gpus) +
+                             " cannot share --nics=" + std::to_string(m_nics) +
+                             " evenly: more GPUs than the NICs can serve in equal groups",
+                         "a number of NICs that divides the GPUs, or one NIC per GPU");
+    }
+    if (m_root >= m_nodes * m_gpus)
+    {
+        throw InputError("-r " + std::to_string(m_root) + " is not a rank",
+                         "0.." + std::to_string(m_nodes * m_gpus - 1));
+    }
+    if (m_algo == "tree" && sweep.op != CollectiveOp::ALL_REDUCE)
+    {
+        throw InputError("--algo=tree runs all_reduce only (NCCL's trees)",
+                         "--algo=ring or auto for " + m_opName);
+    }
+    if (m_nodesPerLeaf == 0)
+    {
+        throw InputError("--nodesPerLeaf=0", "at least 1");
+    }
+    // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
+    sweep.forceAlgorithm = m_algo != "auto";
+    sweep.forceProtocol = m_proto != "auto";
+    sweep.algorithm = m_algo == "tree" ? NcclAlgorithm::TREE : NcclAlgorithm::RING;
+    sweep.protocol = m_proto == "ll"      ? NcclProtocol::LL
+                     : m_proto == "ll128" ? NcclProtocol::LL128
+                                          : NcclProtocol::SIMPLE;
+    m_sizes = ParseSizeSweep(std::to_string(m_minBytes) + ":" + std::to_string(m_maxBytes) + ":" +
+                                 std::to_string(m_factor),
+                             "-b/-e/-f");
+    m_sweep = sweep;
+}
+
+const NcclTestsSweep::Options&
+NcclTestsOptions::GetSweep() const
+{
+    return m_sweep;
+}
+
+const std::vector<uint64_t>&
+NcclTestsOptions::GetSizes() const
+{
+    return m_sizes;
+}
+
+const std::string&
+NcclTestsOptions::GetOpName() const
+{
+    return m_opName;
+}
+
+uint32_t
+NcclTestsOptions::GetNodes() const
+{
+    return m_nodes;
+}
+
+uint32_t
+NcclTestsOptions::GetGpus() const
+{
+    return m_gpus;
+}
+
+uint32_t
+NcclTestsOptions::GetNics() const
+{
+    return m_nics;
+}
+
+uint32_t
+NcclTestsOptions::GetNodesPerLeaf() const
+{
+    return m_nodesPerLeaf;
+}
+
+DataRate
+NcclTestsOptions::GetLinkRate() const
+{
+    return m_linkRate;
+}
+
+Time
+NcclTestsOptions::GetLinkDelay() const
+{
+    return m_linkDelay;
+}
+
+bool
+NcclTestsOptions::IsPacket() const
+{
+    return m_mode == "packet";
+}
+
+NcclCommunicator::Config
+NcclTestsOptions::GetCommunicatorConfig(bool tcp) const
+{
+    NcclCommunicator::Config config;
+    config.generation = Generation(m_gpu);
+    config.nChannels = m_channels;
+    config.pxn = m_pxn;
+    config.tcp = tcp;
+    return config;
+}
+
+ResourceEstimate
+NcclTestsOptions::GetEstimate() const
+{
+    return ResourceEstimate::RailOptimized(m_nodes, m_nics, m_nodesPerLeaf)
+        .AddRanks(static_cast<double>(m_nodes) * m_gpus);
+}
+
+void
+NcclTestsOptions::PrintSetup(FILE* out,
+                             const RailOptimizedBuilder& builder,
+                             const NcclCommunicator& comm,
+                             const FabricInstance& fabric,
+                             uint32_t seed,
+                             const std::vector<std::string>& fabricLines) const
+{
+    std::fprintf(out,
+                 "# nccl-tests: %s, %u nodes x %u GPUs (%u ranks), %s NVLink %.1f GB/s per GPU, "
+                 "%u NICs per node at %.0f Gb/s\n",
+                 m_opName.c_str(),
+                 m_nodes,
+                 m_gpus,
+                 comm.GetNRanks(),
+                 m_gpu.c_str(),
+                 NvlinkGBps(comm),
+                 m_nics,
+                 m_linkRate.GetBitRate() / 1e9);
+    std::fprintf(out,
+                 "# %s rail-optimised fabric: %u leaves (%u nodes each), %u spines, %.0f ns per "
+                 "link; %u channels, PXN %s; seed %u\n",
+                 fabric.GetDisplayName().c_str(),
+                 builder.GetNLeaves(),
+                 builder.GetNodesPerLeaf(),
+                 builder.GetNSpines(),
+                 m_linkDelay.GetNanoSeconds() * 1.0,
+                 comm.GetNChannels(),
+                 m_pxn ? "on" : "off",
+                 seed);
+    for (const std::string& line : fabricLines)
+    {
+        std::fprintf(out, "%s\n", line.c_str());
+    }
+    std::fprintf(out,
+                 "# %s; tuner: NCCL 2.30.7's cost model for the same communicator\n#\n",
+                 IsPacket() ? "time: simulated packet by packet"
+                            : "analytical mode: time is NCCL's tuner, no packets");
+    std::fflush(out);
+}
+
+void
+NcclTestsOptions::WriteJson(nlohmann::json& j,
+                            const RailOptimizedBuilder& builder,
+                            const FabricTopology& topology,
+                            const NcclCommunicator& comm) const
+{
+    j["mode"] = m_mode;
+    j["topology"] = {{"kind", "rail-optimized"},
+                     {"nodes", m_nodes},
+                     {"rails", m_nics},
+                     {"nodes_per_leaf", builder.GetNodesPerLeaf()},
+                     {"leaves", builder.GetNLeaves()},
+                     {"spines", builder.GetNSpines()},
+                     {"hosts", topology.GetNHosts()},
+                     {"link_rate_bps", m_linkRate.GetBitRate()},
+                     {"link_delay_ns", m_linkDelay.GetNanoSeconds()}};
+    j["communicator"] = {{"ranks", comm.GetNRanks()},
+                         {"nodes", m_nodes},
+                         {"gpus_per_node", m_gpus},
+                         {"nics_per_node", m_nics},
+                         {"channels", comm.GetNChannels()},
+                         {"pxn", m_pxn},
+                         {"gpu", m_gpu},
+                         {"nvlink_GBps", NvlinkGBps(comm)},
+                         {"nic_Gbps", comm.GetNicGbps()},
+                         {"nvlink_connections", comm.GetNvLinkConnections()},
+                         {"network_connections", comm.GetNetworkConnections()},
+                         {"pxn_connections", comm.GetPxnConnections()}};
+}
+
+} // namespace ns3

@@ -1,0 +1,289 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "step-fabric-comparison.h"
+
+#include "ns3/gnuplot-script.h"
+#include "ns3/run-interrupt.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+using Category = StepGraph::Category;
+
+double
+Exposed(const StepExecutor::Breakdown& b, Category c)
+{
+    return b.exposed[static_cast<size_t>(c)];
+}
+
+double
+Busy(const StepExecutor::Breakdown& b, Category c)
+{
+    return b.busy[static_cast<size_t>(c)];
+}
+
+std::string
+Display(const std::string& fabric)
+{
+    return fabric == "ib" ? "InfiniBand" : fabric == "roce" ? "RoCEv2" : "TCP";
+}
+} // namespace
+
+StepFabricComparison::StepFabricComparison(const StepGraph& graph,
+                                           double modelFlops,
+                                           double peakTflops,
+                                           uint32_t gpus)
+    : m_graph(graph),
+      m_modelFlops(modelFlops),
+      m_peakTflops(peakTflops),
+      m_gpus(gpus)
+{
+}
+
+void
+StepFabricComparison::PrintHeader(FILE* out)
+{
+    std::fprintf(out,
+                 "#\n# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
+                 "fabric",
+                 "step",
+                 "compute",
+                 "bubble",
+                 "exp.TP",
+                 "exp.PP",
+                 "exp.DP",
+                 "comm",
+                 "comm%",
+                 "DP sync",
+                 "MFU");
+    std::fprintf(out,
+                 "# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
+                 "",
+                 "(s)",
+                 "(s)",
+                 "(s)",
+                 "(s)",
+                 "(s)",
+                 "(s)",
+                 "(s)",
+                 "",
+                 "(s)",
+                 "");
+    std::fflush(out);
+}
+
+bool
+StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* out)
+{
+    StepCollectiveTimer timer(cluster);
+    Row row;
+    row.fabric = cluster.fabric;
+    try
+    {
+        row.result = StepExecutor::Run(
+            m_graph,
+            [&timer](const StepGraph::Communicator& c, CollectiveOp op, uint64_t bytes) {
+                return timer.Seconds(c, op, bytes);
+            });
+    }
+    catch (const StepCollectiveTimer::Interrupted&)
+    {
+        row.interrupted = true;
+    }
+    row.collectives = timer.ToJson();
+    for (const StepCollectiveTimer::Entry& e : timer.GetEntries())
+    {
+        m_events += e.events; // the wall-time figures sum every fabric's runs
+        m_packetHops += e.packetHops;
+        m_simulatedSeconds += e.simulatedSeconds;
+    }
+    if (row.interrupted)
+    {
+        std::fprintf(out,
+                     "  %12s (interrupted by %s: no step)\n",
+                     Display(row.fabric).c_str(),
+                     RunInterrupt::GetSignalName().c_str());
+        m_rows.push_back(row);
+        return false;
+    }
+    const StepExecutor::Result& r = row.result;
+    const StepExecutor::Breakdown& b = r.mean;
+    row.mfu = m_modelFlops / (r.stepSeconds * m_peakTflops * 1e12 * m_gpus);
+    for (const StepExecutor::Breakdown& stage : r.ranks)
+    {
+        row.dpSync = std::max(row.dpSync, Busy(stage, Category::DP));
+    }
+    std::fprintf(out,
+                 "  %12s %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %5.1f%% %8.3f %5.1f%%\n",
+                 Display(row.fabric).c_str(),
+                 r.stepSeconds,
+                 b.compute,
+                 b.bubble,
+                 Exposed(b, Category::TP),
+                 Exposed(b, Category::PP),
+                 Exposed(b, Category::DP),
+                 b.communicating,
+                 100 * b.communicating / r.stepSeconds,
+                 row.dpSync,
+                 row.mfu * 100);
+    std::fflush(out);
+    m_rows.push_back(row);
+    return true;
+}
+
+const std::vector<StepFabricComparison::Row>&
+StepFabricComparison::GetRows() const
+{
+    return m_rows;
+}
+
+void
+StepFabricComparison::PrintCollectives(FILE* out) const
+{
+    std::fprintf(out, "#\n# collectives (each distinct one once):\n");
+    for (const Row& row : m_rows)
+    {
+        for (const nlohmann::json& c : row.collectives)
+        {
+            std::fprintf(out,
+                         "#   %-10s %-6s %-14s %11llu B/rank  %9.1f us  busbw %7.2f GB/s  %s\n",
+                         Display(row.fabric).c_str(),
+                         c["communicator"].get<std::string>().c_str(),
+                         c["op"].get<std::string>().c_str(),
+                         static_cast<unsigned long long>(c["bytes_per_rank"].get<uint64_t>()),
+                         c["time_us"].get<double>(),
+                         c["busbw_GBps"].get<double>(),
+                         c["how"].get<std::string>().c_str());
+        }
+    }
+}
+
+void
+StepFabricComparison::WriteCsv(const RunOutput& out) const
+{
+    auto csv = out.OpenCsv("step-breakdown.csv",
+                           {"fabric", "step_s", "compute_s", "bubble_s", "tp_s", "pp_s", "dp_s"});
+    for (const Row& row : m_rows)
+    {
+        if (row.interrupted)
+        {
+            continue;
+        }
+        const StepExecutor::Breakdown& b = row.result.mean;
+        csv.Add(Display(row.fabric))
+            .Add(row.result.stepSeconds)
+            .Add(b.compute)
+            .Add(b.bubble)
+            .Add(Exposed(b, Category::TP))
+            .Add(Exposed(b, Category::PP))
+            .Add(Exposed(b, Category::DP));
+        csv.EndRow();
+    }
+    csv.Close();
+}
+
+nlohmann::json
+StepFabricComparison::ToJson() const
+{
+    nlohmann::json fabrics = nlohmann::json::array();
+    for (const Row& row : m_rows)
+    {
+        if (row.interrupted)
+        {
+            fabrics.push_back({{"fabric", row.fabric},
+                               {"display_name", Display(row.fabric)},
+                               {"interrupted", true},
+                               {"collectives", row.collectives}});
+            continue;
+        }
+        const StepExecutor::Result& r = row.result;
+        const StepExecutor::Breakdown& b = r.mean;
+        nlohmann::json exposed = nlohmann::json::object();
+        nlohmann::json busy = nlohmann::json::object();
+        for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
+        {
+            exposed[StepGraph::CategoryName(c)] = Exposed(b, c);
+            busy[StepGraph::CategoryName(c)] = Busy(b, c);
+        }
+        nlohmann::json stages = nlohmann::json::array();
+        for (uint32_t i = 0; i < r.ranks.size(); ++i)
+        {
+            const StepExecutor::Breakdown& stage = r.ranks[i];
+            nlohmann::json e = {{"stage", i},
+                                {"compute_s", stage.compute},
+                                {"bubble_s", stage.bubble}};
+            for (Category c : {Category::TP, Category::PP, Category::DP})
+            {
+                e["exposed_" + StepGraph::CategoryName(c) + "_s"] = Exposed(stage, c);
+                e[StepGraph::CategoryName(c) + "_s"] = Busy(stage, c);
+            }
+            stages.push_back(e);
+        }
+        fabrics.push_back(
+            {{"fabric", row.fabric},
+             {"display_name", Display(row.fabric)},
+             {"step_s", r.stepSeconds},
+             {"compute_s", b.compute},
+             {"bubble_s", b.bubble},
+             {"exposed_s", exposed},
+             {"communication_s", busy},
+             {"communication_total_s", b.communicating},
+             {"communication_fraction", b.communicating / r.stepSeconds},
+             {"dp_sync_s", row.dpSync},
+             {"stages", stages},
+             {"exposed_fraction", (r.stepSeconds - b.compute - b.bubble) / r.stepSeconds},
+             {"mfu", row.mfu},
+             {"collectives", row.collectives}});
+    }
+    return fabrics;
+}
+
+std::string
+StepFabricComparison::Plot(const RunOutput& out,
+                           const std::string& author,
+                           const std::string& title) const
+{
+    GnuplotScript script(out, author, "step", 800, 520, "sans,9", false);
+    script.Stream() << "set title '" << title << "'\n"
+                    << "set style data histograms\nset style histogram rowstacked\n"
+                    << "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside "
+                       "right\n"
+                    << "set ylabel 'seconds'\nset yrange [0:*]\nset grid ytics\n"
+                    << "plot 'step-breakdown.csv' using 3:xtic(1) skip 1 title 'compute', "
+                    << "'' using 4 skip 1 title 'bubble', '' using 5 skip 1 title 'exposed TP', "
+                    << "'' using 6 skip 1 title 'exposed PP', '' using 7 skip 1 title 'exposed "
+                       "DP'\n";
+    const bool timed =
+        std::any_of(m_rows.begin(), m_rows.end(), [](const Row& row) { return !row.interrupted; });
+    if (!timed)
+    {
+        script.Commit(); // the script stays, for a run that times a step
+        return "none (interrupted before a step was timed)";
+    }
+    return script.Render();
+}
+
+uint64_t
+StepFabricComparison::GetEvents() const
+{
+    return m_events;
+}
+
+uint64_t
+StepFabricComparison::GetPacketHops() const
+{
+    return m_packetHops;
+}
+
+double
+StepFabricComparison::GetSimulatedSeconds() const
+{
+    return m_simulatedSeconds;
+}
+
+} // namespace ns3

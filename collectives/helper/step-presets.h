@@ -1,0 +1,49 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef STEP_PRESETS_H
+#define STEP_PRESETS_H
+
+#include "ns3/nccl-tuner.h"
+#include "ns3/transformer-step-builder.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief What a training step is set up from by name: the shapes of the Llama 3 models and the
+ * GPUs' dense BF16 peak, each from its published source, so that a program offers --model=70B
+ * and --gpu=h100 instead of a dozen numbers and a study starts from a model people train.
+ *
+ * The peak sets the compute spans (FLOPs / (peak x efficiency)) and MFU's denominator; the
+ * GPU's generation picks NCCL's tuner tables and the NVLink preset of its communicators.
+ */
+class StepPresets
+{
+  public:
+    /// The models: "8B", "70B", "405B".
+    static const std::vector<std::string>& GetModels();
+    /**
+     * Set a model's shape: layers, hidden and FFN sizes, heads, KV heads and vocabulary; the
+     * rest of the config (sequence, batch, parallelism, hardware) stays as it is.
+     * \param model one of GetModels()
+     * \param config the step to shape
+     * \throw InputError for another name
+     */
+    static void ApplyModel(const std::string& model, TransformerStepBuilder::Config& config);
+
+    /// The GPUs: "h100", "a100".
+    static const std::vector<std::string>& GetGpus();
+    /// Dense BF16 peak in TFLOPS. \param gpu one of GetGpus() \throw InputError for another
+    static double GetPeakTflops(const std::string& gpu);
+    /// NCCL's generation of the GPU. \param gpu one of GetGpus() \throw InputError for another
+    static GpuGeneration GetGeneration(const std::string& gpu);
+};
+
+} // namespace ns3
+
+#endif /* STEP_PRESETS_H */

@@ -1,0 +1,315 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "training-step-options.h"
+
+#include "step-presets.h"
+
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/units.h"
+
+namespace ns3
+{
+
+TrainingStepOptions::TrainingStepOptions()
+    : m_linkDelay(MicroSeconds(1))
+{
+}
+
+void
+TrainingStepOptions::AddOptions(ProgramOptions& opts)
+{
+    opts.AddValue("gpus", "GPUs in the job", m_gpus);
+    opts.AddChoice("model", "model shape (Llama 3)", m_model, StepPresets::GetModels());
+    opts.AddValue("tp", "tensor-parallel degree (inside a node)", m_tp);
+    opts.AddValue("pp", "pipeline stages", m_pp);
+    opts.AddValue("dp", "data-parallel degree (0: gpus / (tp x pp))", m_dp);
+    opts.AddValue("gpusPerNode", "GPUs per node, joined by NVLink", m_gpusPerNode);
+    opts.AddChoice("gpu",
+                   "GPU: peak FLOPS, NVLink and NCCL's tables",
+                   m_gpu,
+                   StepPresets::GetGpus());
+    opts.AddValue("efficiency",
+                  "achieved fraction of peak FLOPS in the kernels",
+                  m_step.efficiency);
+    opts.AddValue("globalBatch", "sequences per step", m_step.globalBatch);
+    opts.AddValue("microBatch", "sequences per micro-batch", m_step.microBatch);
+    opts.AddValue("seqLen", "tokens per sequence", m_step.seqLen);
+    opts.AddValue("tpOverlap", "overlap TP communication with compute", m_step.tpOverlap);
+    opts.AddValue("zero",
+                  "ZeRO stage of data parallelism: 0 DDP all-reduce, 1 distributed optimizer "
+                  "(Megatron), 2 gradients sharded, 3 parameters sharded (FSDP)",
+                  m_step.zeroStage);
+    opts.AddValue("workload",
+                  "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
+                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
+                  m_workload);
+    opts.AddChoice("mode",
+                   "packet: collectives simulated packet by packet; analytical: NCCL's tuner",
+                   m_mode,
+                   {"packet", "analytical"});
+    opts.AddSize("sample", "largest collective (bytes per rank) simulated whole", m_sample);
+    opts.AddValue("linkRate", "rate of every NIC and switch link of the RDMA fabrics", m_linkRate);
+    opts.AddValue("tcpLinkRate", "rate of every link of the TCP fabric", m_tcpLinkRate);
+    opts.AddValue("linkDelay", "propagation delay of every link", m_linkDelay);
+}
+
+void
+TrainingStepOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric)
+{
+    fabric.ApplyOptions(opts, m_linkRate);
+    try
+    {
+        Check();
+        Load();
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
+}
+
+void
+TrainingStepOptions::Check()
+{
+    StepPresets::ApplyModel(m_model, m_step);
+    m_step.tp = m_tp;
+    m_step.pp = m_pp;
+    m_step.dp = m_dp == 0 && m_tp * m_pp > 0 ? m_gpus / (m_tp * m_pp) : m_dp;
+    m_step.peakTflops = StepPresets::GetPeakTflops(m_gpu);
+    if (m_tp == 0 || m_pp == 0 || m_step.dp == 0 || uint64_t(m_tp) * m_pp * m_step.dp != m_gpus)
+    {
+        throw InputError("TP x PP x DP = " + std::to_string(m_tp) + " x " + std::to_string(m_pp) +
+                             " x " + std::to_string(m_step.dp) +
+                             " is not --gpus=" + std::to_string(m_gpus),
+                         "parallel degrees whose product is the GPU count");
+    }
+    if (m_gpusPerNode == 0 || m_tp > m_gpusPerNode || m_gpusPerNode % m_tp != 0 ||
+        m_gpus % m_gpusPerNode != 0)
+    {
+        throw InputError("--tp=" + std::to_string(m_tp) + " does not fit nodes of --gpusPerNode=" +
+                             std::to_string(m_gpusPerNode) +
+                             " GPUs for --gpus=" + std::to_string(m_gpus),
+                         "TP inside a node (TP divides the GPUs per node, which divide the GPUs)");
+    }
+    const std::string problem = m_workload.empty() ? TransformerStepBuilder::Check(m_step) : "";
+    if (!problem.empty())
+    {
+        throw InputError("the step cannot be built: " + problem,
+                         "sizes and degrees that divide (see --help)");
+    }
+    if (m_sample < 4)
+    {
+        throw InputError("--sample=" + std::to_string(m_sample) + " is too small", "e.g. 64MiB");
+    }
+}
+
+void
+TrainingStepOptions::Load()
+{
+    if (m_workload.empty())
+    {
+        m_graph = TransformerStepBuilder::Build(m_step);
+        m_modelFlops = TransformerStepBuilder::ModelFlops(m_step);
+        m_mfuGpus = m_gpus;
+        return;
+    }
+    m_replay =
+        WorkloadFile::Read(m_workload, {m_step.peakTflops, m_step.efficiency, m_gpusPerNode});
+    m_graph = m_replay.graph;
+    m_modelFlops = m_replay.modelFlops;
+    m_mfuGpus = m_replay.gpus == 0 ? m_gpus : m_replay.gpus;
+}
+
+void
+TrainingStepOptions::CheckResources(const ProgramOptions& opts,
+                                    const FabricRunOptions& fabric) const
+{
+    if (!IsPacket())
+    {
+        return;
+    }
+    for (const StepGraph::Communicator& c : m_graph.GetCommunicators())
+    {
+        if (c.nRanks >= 2)
+        {
+            fabric.CheckResources(opts,
+                                  StepCollectiveTimer::Estimate(c, m_gpusPerNode),
+                                  "fewer --gpus or --mode=analytical");
+        }
+    }
+}
+
+const StepGraph&
+TrainingStepOptions::GetGraph() const
+{
+    return m_graph;
+}
+
+double
+TrainingStepOptions::GetModelFlops() const
+{
+    return m_modelFlops;
+}
+
+uint32_t
+TrainingStepOptions::GetMfuGpus() const
+{
+    return m_mfuGpus;
+}
+
+const TransformerStepBuilder::Config&
+TrainingStepOptions::GetStep() const
+{
+    return m_step;
+}
+
+DataRate
+TrainingStepOptions::GetLinkRate() const
+{
+    return m_linkRate;
+}
+
+Time
+TrainingStepOptions::GetLinkDelay() const
+{
+    return m_linkDelay;
+}
+
+bool
+TrainingStepOptions::IsPacket() const
+{
+    return m_mode == "packet";
+}
+
+StepCollectiveTimer::Cluster
+TrainingStepOptions::GetCluster(const std::string& fabric,
+                                const FabricRunOptions& fabricOpts,
+                                uint32_t seed) const
+{
+    StepCollectiveTimer::Cluster cluster;
+    cluster.fabric = fabric;
+    cluster.generation = StepPresets::GetGeneration(m_gpu);
+    cluster.gpusPerNode = m_gpusPerNode;
+    cluster.nicRate = fabric == "tcp" ? m_tcpLinkRate : m_linkRate;
+    cluster.linkDelay = m_linkDelay;
+    cluster.seed = seed;
+    cluster.packet = IsPacket();
+    cluster.sampleBytes = m_sample;
+    // TCP's congestion control is the socket's (ns3::TcpL4Protocol::SocketType).
+    cluster.congestionControl =
+        fabric == "roce" ? RdmaCcHelper::TypeName(fabricOpts.GetCc().GetName()) : "ns3::RdmaCcNone";
+    return cluster;
+}
+
+std::string
+TrainingStepOptions::GetPlotTitle() const
+{
+    return "training step of " + m_model + " on " + std::to_string(m_gpus) + " " + m_gpu +
+           ": where the time goes";
+}
+
+void
+TrainingStepOptions::PrintSetup(FILE* out, const std::vector<std::string>& fabricLines) const
+{
+    if (!m_workload.empty())
+    {
+        std::fprintf(out,
+                     "# training-step: replaying %s (%s: %zu operations on %u ranks, %zu "
+                     "communicators)%s\n",
+                     m_workload.c_str(),
+                     m_replay.format.c_str(),
+                     m_graph.GetOps().size(),
+                     m_graph.GetNRanks(),
+                     m_graph.GetCommunicators().size(),
+                     m_modelFlops > 0 ? "" : "; no model FLOPs given: no MFU");
+        for (const std::string& note : m_replay.notes)
+        {
+            std::fprintf(out, "# note: %s\n", note.c_str());
+        }
+    }
+    else
+    {
+        std::fprintf(out,
+                     "# training-step: %s (%u layers, hidden %u, FFN %u, %.1fB parameters) on %u "
+                     "%s (%u nodes x %u), TP%u PP%u DP%u ZeRO-%u, %u micro-batches of %u x %u "
+                     "tokens\n",
+                     m_model.c_str(),
+                     m_step.layers,
+                     m_step.hidden,
+                     m_step.ffn,
+                     TransformerStepBuilder::TotalParams(m_step) / 1e9,
+                     m_gpus,
+                     m_gpu.c_str(),
+                     m_gpus / m_gpusPerNode,
+                     m_gpusPerNode,
+                     m_tp,
+                     m_pp,
+                     m_step.dp,
+                     m_step.zeroStage,
+                     TransformerStepBuilder::MicroBatches(m_step),
+                     m_step.microBatch,
+                     m_step.seqLen);
+    }
+    const std::string timed = IsPacket() ? "up to " + FormatSize(m_sample) +
+                                               " per rank simulated whole, larger ones extrapolated"
+                                         : "from NCCL 2.30.7's cost model";
+    std::fprintf(out,
+                 "# compute at %.0f%% of %.0f TFLOPS; %s, %.0f Gb/s NICs (TCP: %.0f Gb/s), "
+                 "rail-optimised; collectives %s\n",
+                 m_step.efficiency * 100,
+                 m_step.peakTflops,
+                 IsPacket() ? "packet by packet" : "NCCL's tuner (analytical)",
+                 m_linkRate.GetBitRate() / 1e9,
+                 m_tcpLinkRate.GetBitRate() / 1e9,
+                 timed.c_str());
+    for (const std::string& line : fabricLines)
+    {
+        std::fprintf(out, "%s\n", line.c_str());
+    }
+}
+
+void
+TrainingStepOptions::WriteJson(nlohmann::json& j) const
+{
+    j["model"] = {{"name", m_model},
+                  {"layers", m_step.layers},
+                  {"hidden", m_step.hidden},
+                  {"ffn", m_step.ffn},
+                  {"heads", m_step.heads},
+                  {"kv_heads", m_step.kvHeads},
+                  {"vocab", m_step.vocab},
+                  {"parameters", TransformerStepBuilder::TotalParams(m_step)},
+                  {"model_flops_per_step", m_modelFlops}};
+    if (!m_workload.empty())
+    {
+        j["workload"] = {{"file", m_workload},
+                         {"format", m_replay.format},
+                         {"name", m_replay.name},
+                         {"operations", m_graph.GetOps().size()},
+                         {"ranks", m_graph.GetNRanks()},
+                         {"notes", m_replay.notes}};
+        j["model"] = nullptr; // the workload's, not a generated one
+    }
+    j["parallelism"] = {{"gpus", m_gpus},
+                        {"gpus_per_node", m_gpusPerNode},
+                        {"tp", m_tp},
+                        {"pp", m_pp},
+                        {"dp", m_step.dp},
+                        {"zero_stage", m_step.zeroStage},
+                        {"micro_batches", TransformerStepBuilder::MicroBatches(m_step)},
+                        {"micro_batch", m_step.microBatch},
+                        {"seq_len", m_step.seqLen},
+                        {"global_batch", m_step.globalBatch}};
+    j["mode"] = m_mode;
+    j["simulated"] =
+        IsPacket()
+            ? "each distinct collective packet by packet on a fabric of its own group (TP: one "
+              "node's NVLink; DP, PP: one GPU per node on one rail; a replayed communicator "
+              "as its file places it); collectives above the "
+              "sample size extrapolated from runs at the sample and half of it; the step itself "
+              "timed by the step model from those times"
+            : "collective times from NCCL 2.30.7's cost model; nothing simulated packet by packet";
+}
+
+} // namespace ns3

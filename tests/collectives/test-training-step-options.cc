@@ -1,0 +1,150 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TrainingStepOptions: the default job is Llama 3 70B on 1024 H100s, TP8 PP4 and DP32 from the
+ * GPU count; every mistake in the degrees, the step or the workload file is an InputError with
+ * the program's message; a workload file gives its own graph, FLOPs and GPUs; each fabric's
+ * cluster has its link rate and congestion control.
+ */
+
+#include "input-error-of.h"
+
+#include "ns3/fabric-run-options.h"
+#include "ns3/input-error.h"
+#include "ns3/program-options.h"
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/training-step-options.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+const std::string SAMPLES = std::string(PROJECT_SOURCE_DIR) + "/examples/workloads/";
+
+/// training-step's options parsed from a command line (without the program's name), as the
+/// program sets them up.
+struct Parsed
+{
+    explicit Parsed(std::vector<std::string> args)
+    {
+        opts.AllowFabricList({"tcp", "roce", "ib"});
+        step.AddOptions(opts);
+        fabric.SetDefaultCc("dcqcn");
+        fabric.SetCcOnRoceOnly();
+        fabric.AllowTcp();
+        fabric.AddOptions(opts);
+        args.insert(args.begin(), "training-step");
+        opts.Parse(args);
+    }
+
+    ProgramOptions opts{"training-step", "a test"};
+    TrainingStepOptions step;
+    FabricRunOptions fabric;
+};
+
+/// The mistake Check() and Load() find in this command line ("" when none).
+InputError
+ErrorOf(const std::vector<std::string>& args)
+{
+    Parsed p(args);
+    return InputErrorOf([&p] {
+        p.step.Check();
+        p.step.Load();
+    });
+}
+
+TEST(TrainingStepOptions, TheDefaultJobIsLlama70BOn1024H100s)
+{
+    Parsed p({});
+    p.step.Check();
+    p.step.Load();
+    const TransformerStepBuilder::Config& c = p.step.GetStep();
+    EXPECT_EQ(c.layers, 80U);
+    EXPECT_EQ(c.tp, 8U);
+    EXPECT_EQ(c.pp, 4U);
+    EXPECT_EQ(c.dp, 32U) << "1024 / (8 x 4)";
+    EXPECT_DOUBLE_EQ(c.peakTflops, 989);
+    EXPECT_EQ(p.step.GetGraph().GetNRanks(), 4U) << "a rank per stage";
+    EXPECT_DOUBLE_EQ(p.step.GetModelFlops(), TransformerStepBuilder::ModelFlops(c));
+    EXPECT_EQ(p.step.GetMfuGpus(), 1024U);
+    EXPECT_EQ(p.step.GetPlotTitle(), "training step of 70B on 1024 h100: where the time goes");
+}
+
+TEST(TrainingStepOptions, EachMistakeIsTheProgramsMessage)
+{
+    const struct
+    {
+        std::vector<std::string> args;
+        std::string what;
+        std::string expected;
+    } cases[] = {
+        {{"--dp=16"},
+         "TP x PP x DP = 8 x 4 x 16 is not --gpus=1024",
+         "parallel degrees whose product is the GPU count"},
+        {{"--tp=0"},
+         "TP x PP x DP = 0 x 4 x 0 is not --gpus=1024",
+         "parallel degrees whose product is the GPU count"},
+        {{"--tp=16", "--pp=2"},
+         "--tp=16 does not fit nodes of --gpusPerNode=8 GPUs for --gpus=1024",
+         "TP inside a node (TP divides the GPUs per node, which divide the GPUs)"},
+        {{"--gpusPerNode=6"},
+         "--tp=8 does not fit nodes of --gpusPerNode=6 GPUs for --gpus=1024",
+         "TP inside a node (TP divides the GPUs per node, which divide the GPUs)"},
+        {{"--pp=3", "--gpus=24"},
+         "the step cannot be built: 80 layers do not divide into 3 pipeline stages",
+         "sizes and degrees that divide (see --help)"},
+        {{"--sample=2"}, "--sample=2 is too small", "e.g. 64MiB"},
+        {{"--workload=" + SAMPLES + "none.json"},
+         SAMPLES + "none.json: cannot be read",
+         "a workload file (JSON, docs/workload-format.md) or an NCCL log"},
+    };
+
+    for (const auto& c : cases)
+    {
+        const InputError e = ErrorOf(c.args);
+        EXPECT_EQ(e.GetWhat(), c.what) << c.args[0];
+        EXPECT_EQ(e.GetExpected(), c.expected) << c.args[0];
+    }
+    // A workload brings its own step: the model's layers need not divide into the stages.
+    EXPECT_EQ(ErrorOf({"--pp=3", "--gpus=24", "--workload=" + SAMPLES + "pipeline-2stage.json"})
+                  .GetWhat(),
+              "");
+}
+
+TEST(TrainingStepOptions, AWorkloadGivesItsGraphFlopsAndGpus)
+{
+    Parsed p({"--workload=" + SAMPLES + "pipeline-2stage.json", "--gpus=128", "--tp=8", "--pp=2"});
+    p.step.Check();
+    p.step.Load();
+    EXPECT_EQ(p.step.GetGraph().GetNRanks(), 2U);
+    EXPECT_DOUBLE_EQ(p.step.GetModelFlops(), 9.1e14);
+    EXPECT_EQ(p.step.GetMfuGpus(), 64U) << "the file's GPUs, not --gpus";
+    nlohmann::json j;
+    p.step.WriteJson(j);
+    EXPECT_TRUE(j["model"].is_null());
+    EXPECT_EQ(j["workload"]["format"], "json");
+    EXPECT_EQ(j["parallelism"]["dp"], 8U);
+}
+
+TEST(TrainingStepOptions, EachFabricsClusterHasItsRateAndCongestionControl)
+{
+    Parsed p({"--gpu=a100", "--linkRate=200Gbps", "--tcpLinkRate=25Gbps", "--mode=analytical"});
+    DataRate rate = p.step.GetLinkRate();
+    p.fabric.ApplyOptions(p.opts, rate);
+    p.step.Check();
+    const StepCollectiveTimer::Cluster tcp = p.step.GetCluster("tcp", p.fabric, 7);
+    EXPECT_EQ(tcp.nicRate, DataRate("25Gbps"));
+    EXPECT_EQ(tcp.congestionControl, "ns3::RdmaCcNone");
+    EXPECT_EQ(tcp.generation, GpuGeneration::AMPERE);
+    EXPECT_FALSE(tcp.packet);
+    EXPECT_EQ(tcp.seed, 7U);
+    const StepCollectiveTimer::Cluster roce = p.step.GetCluster("roce", p.fabric, 7);
+    EXPECT_EQ(roce.nicRate, DataRate("200Gbps"));
+    EXPECT_EQ(roce.congestionControl, RdmaCcHelper::TypeName("dcqcn"));
+    EXPECT_EQ(p.step.GetCluster("ib", p.fabric, 7).congestionControl, "ns3::RdmaCcNone");
+}
+
+} // namespace
