@@ -33,7 +33,6 @@
 #include "ns3/run-interrupt.h"
 #include "ns3/run-output.h"
 #include "ns3/units.h"
-#include "ns3/wall-clock.h"
 
 #include <cstdio>
 #include <iostream>
@@ -44,7 +43,6 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    WallClock wall;
     uint32_t k = 4;
     DataRate linkRate("100Gbps");
     Time linkDelay = MicroSeconds(1);
@@ -116,7 +114,7 @@ main(int argc, char* argv[])
 
     exp.Run(sizes, opts.GetStop());
     fabricOpts.Finish();
-    const double wallSeconds = wall.GetSeconds();
+    const double wallSeconds = opts.GetWallSeconds();
     std::printf("#\n# Ring all-reduce, %u ranks (one per host), %s, 1 channel\n#\n",
                 exp.GetNRanks(),
                 exp.GetFabric().GetDisplayName().c_str());

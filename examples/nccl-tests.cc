@@ -29,7 +29,6 @@
 #include "ns3/program-options.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/run-output.h"
-#include "ns3/wall-clock.h"
 
 #include <cstdio>
 
@@ -38,7 +37,6 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    WallClock wall;
     ProgramOptions opts("nccl-tests",
                         "One NCCL collective over a size sweep on GPU servers and a "
                         "rail-optimised RoCEv2 or InfiniBand fabric, with nccl-tests' columns");
@@ -79,7 +77,7 @@ main(int argc, char* argv[])
     {
         rows = NcclTestsSweep::Analytical(comm, nccl.GetSweep(), nccl.GetSizes());
     }
-    const double wallSeconds = wall.GetSeconds();
+    const double wallSeconds = opts.GetWallSeconds();
 
     const NcclTestsReport report(nccl.GetSweep(), comm.GetNRanks(), rows, nccl.GetSizes().size());
     report.Print(stdout);

@@ -24,7 +24,6 @@
 #include "ns3/run-output.h"
 #include "ns3/star-builder.h"
 #include "ns3/units.h"
-#include "ns3/wall-clock.h"
 
 #include <cstdio>
 #include <memory>
@@ -100,7 +99,6 @@ Us(Time t)
 int
 main(int argc, char* argv[])
 {
-    WallClock wall;
     std::string rateText;
     DataRate linkRate(0);
     // 2 m of copper in a rack, at 5 ns/m (infiniband.md 6.6).
@@ -213,7 +211,7 @@ main(int argc, char* argv[])
     j["ib_switch_latency_ns"] = ibSwitch.GetNanoSeconds();
     j["roce_switch_latency_ns"] = roceSwitch.GetNanoSeconds();
     j["latency"] = rows;
-    out.RecordRunFigures(events, hops, simTime, wall.GetSeconds());
+    out.RecordRunFigures(events, hops, simTime, opts.GetWallSeconds());
     out.WriteSummary();
     std::printf("# results: %s\n", out.PathOf("summary.json").c_str());
     return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict

@@ -25,7 +25,6 @@
 #include "ns3/run-output.h"
 #include "ns3/step-fabric-comparison.h"
 #include "ns3/training-step-options.h"
-#include "ns3/wall-clock.h"
 
 #include <cstdio>
 
@@ -34,7 +33,6 @@ using namespace ns3;
 int
 main(int argc, char* argv[])
 {
-    WallClock wall;
     ProgramOptions opts("training-step",
                         "One training step of a dense transformer on a GPU cluster, per fabric: "
                         "compute, bubble, exposed TP/PP/DP communication, MFU");
@@ -76,7 +74,7 @@ main(int argc, char* argv[])
         }
     }
     fabrics.WriteCsv(out);
-    const double wallSeconds = wall.GetSeconds();
+    const double wallSeconds = opts.GetWallSeconds();
     fabrics.PrintCollectives(stdout);
     const std::string plot = fabrics.Plot(out, "training-step", step.GetPlotTitle());
 

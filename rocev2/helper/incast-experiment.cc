@@ -294,11 +294,7 @@ IncastExperiment::Report()
         {"formula",
          "bytes x 8 / (last byte at the receiver - first frame's start); payload "
          "line rate = rate x payload/(payload+82)"}};
-    nlohmann::json pj = monitor.ToJson();
-    pj["enabled"] = m_pfcMask != 0;
-    pj["priorities_mask"] = m_pfcMask;
-    pj["traffic_priority"] = trafficPriority;
-    pj["traffic_lossless"] = lossless;
+    nlohmann::json pj = monitor.ToJson(m_pfcMask, trafficPriority);
     pj["headroom_scale"] = m_headroomScale;
     pj["headroom_bytes_per_port"] = m_headroom;
     j["pfc"] = pj;

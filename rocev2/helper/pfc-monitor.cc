@@ -360,4 +360,15 @@ PfcMonitor::ToJson() const
             {"ports", ports}};
 }
 
+nlohmann::json
+PfcMonitor::ToJson(uint8_t pfcMask, uint8_t trafficPriority) const
+{
+    nlohmann::json j = ToJson();
+    j["enabled"] = pfcMask != 0;
+    j["priorities_mask"] = pfcMask;
+    j["traffic_priority"] = trafficPriority;
+    j["traffic_lossless"] = (pfcMask & (1u << trafficPriority)) != 0;
+    return j;
+}
+
 } // namespace ns3

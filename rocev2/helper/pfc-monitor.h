@@ -141,6 +141,15 @@ class PfcMonitor
      * has been paused (including a pause still in progress).
      */
     nlohmann::json ToJson() const;
+    /**
+     * ToJson() with the class the traffic of a run is on: "enabled" (any priority with PFC),
+     * "priorities_mask", "traffic_priority" and "traffic_lossless" (whether that priority has
+     * PFC).
+     * \param pfcMask the priorities with PFC (RoceNetDevice::GetPfcEnabledMask)
+     * \param trafficPriority the priority of the run's traffic
+     * \return the block
+     */
+    nlohmann::json ToJson(uint8_t pfcMask, uint8_t trafficPriority) const;
 
   private:
     /// Trace sinks (bound to a Port).

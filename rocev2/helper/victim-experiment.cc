@@ -322,12 +322,7 @@ VictimExperiment::Report()
                    {"throughput_Gbps", victimTput / 1e9},
                    {"fair_share_Gbps", victim.fairShare / 1e9},
                    {"fraction_of_fair_share", victimTput / victim.fairShare}};
-    nlohmann::json pj = monitor.ToJson();
-    pj["enabled"] = m_pfcMask != 0;
-    pj["priorities_mask"] = m_pfcMask;
-    pj["traffic_priority"] = trafficPriority;
-    pj["traffic_lossless"] = lossless;
-    j["pfc"] = pj;
+    j["pfc"] = monitor.ToJson(m_pfcMask, trafficPriority);
     drops["by_ingress_port"] = m_dropsAt;
     j["drops"] = drops;
     j["retransmitted_packets"] = retransmitted;
