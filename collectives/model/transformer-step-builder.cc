@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -59,7 +60,7 @@ TransformerStepBuilder::TotalParams(const Config& c)
 uint32_t
 TransformerStepBuilder::MicroBatches(const Config& c)
 {
-    return c.globalBatch / (c.dp * c.microBatch);
+    return static_cast<uint32_t>(c.globalBatch / (static_cast<uint64_t>(c.dp) * c.microBatch));
 }
 
 uint32_t
@@ -80,11 +81,24 @@ TransformerStepBuilder::ModelFlops(const Config& c)
 std::string
 TransformerStepBuilder::Check(const Config& c)
 {
-    if (c.layers == 0 || c.hidden == 0 || c.ffn == 0 || c.heads == 0 || c.kvHeads == 0 ||
-        c.vocab == 0 || c.seqLen == 0 || c.globalBatch == 0 || c.microBatch == 0 || c.tp == 0 ||
-        c.pp == 0 || c.dp == 0)
+    const std::pair<const char*, uint32_t> counts[] = {{"layers", c.layers},
+                                                       {"hidden", c.hidden},
+                                                       {"ffn", c.ffn},
+                                                       {"heads", c.heads},
+                                                       {"kvHeads", c.kvHeads},
+                                                       {"vocab", c.vocab},
+                                                       {"seqLen", c.seqLen},
+                                                       {"globalBatch", c.globalBatch},
+                                                       {"microBatch", c.microBatch},
+                                                       {"tp", c.tp},
+                                                       {"pp", c.pp},
+                                                       {"dp", c.dp}};
+    for (const auto& [name, value] : counts)
     {
-        return "every size and parallel degree must be at least 1";
+        if (value == 0)
+        {
+            return std::string(name) + " is 0 (every size and parallel degree must be at least 1)";
+        }
     }
     if (c.layers % c.pp != 0)
     {
@@ -96,7 +110,8 @@ TransformerStepBuilder::Check(const Config& c)
         return std::to_string(c.heads) + " heads (" + std::to_string(c.kvHeads) +
                " KV heads) do not divide among TP " + std::to_string(c.tp);
     }
-    if (c.globalBatch % (c.dp * c.microBatch) != 0)
+    // In 64 bits: DP 32 x micro-batch 2^27 is 0 in 32 bits, and the remainder a SIGFPE.
+    if (c.globalBatch % (static_cast<uint64_t>(c.dp) * c.microBatch) != 0)
     {
         return "a global batch of " + std::to_string(c.globalBatch) +
                " sequences does not divide into DP " + std::to_string(c.dp) + " x micro-batch " +

@@ -172,5 +172,15 @@ TEST(TransformerStepBuilder, BadConfigurationsAreNamed)
     c = Builder::Config();
     c.tp = 3;
     EXPECT_NE(Builder::Check(c).find("do not divide among TP 3"), std::string::npos);
+    c = Builder::Config();
+    c.microBatch = 0;
+    EXPECT_EQ(Builder::Check(c),
+              "microBatch is 0 (every size and parallel degree must be at least 1)");
+    // DP 32 x 2^27 is 2^32: 0 in 32 bits, where the remainder was a division by zero.
+    c = Builder::Config();
+    c.microBatch = 1U << 27;
+    EXPECT_EQ(Builder::Check(c),
+              "a global batch of 1024 sequences does not divide into DP 32 x micro-batch "
+              "134217728");
     EXPECT_EQ(Builder::Check(Builder::Config()), "");
 }

@@ -35,6 +35,7 @@ FuzzOne(char kind, const std::string& text)
     case 'w': {
         const std::vector<uint64_t> sizes = ParseSizeSweep(text, "--size");
         fuzz::Require(!sizes.empty(), "an empty sweep", text);
+        fuzz::Require(sizes.front() >= 1, "a sweep of 0 bytes", text);
         for (size_t i = 1; i < sizes.size(); ++i)
         {
             fuzz::Require(sizes[i] > sizes[i - 1], "a sweep that does not ascend", text);

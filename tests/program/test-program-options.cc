@@ -136,6 +136,9 @@ TEST(FabricProgramOptions, ProgramOptionValues)
                        "--op: \"broadcast\" is not a valid choice; expected all_reduce or "
                        "all_gather");
     EXPECT_USAGE_ERROR(Args({"--rate=100"}), "--rate: \"100\" has no unit");
+    // A link of 0 bit/s: refused here, not as a std::invalid_argument from the topology.
+    EXPECT_USAGE_ERROR(Args({"--rate=0Gbps"}),
+                       "--rate: \"0Gbps\" is a rate of zero; expected a rate > 0, e.g. 100Gbps");
     EXPECT_USAGE_ERROR(Args({"--interval=1xs"}), "--interval: \"1xs\" is not a time");
     EXPECT_USAGE_ERROR(Args({"--gpus"}), "--gpus needs a value");
     EXPECT_USAGE_ERROR(Args({"-b", "--gpus=2"}), "--b needs a value");

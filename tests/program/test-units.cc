@@ -115,7 +115,10 @@ TEST(FabricUnits, ParseSizeSweep)
     const auto top = ParseSizeSweep("1:18446744073709551615:3");
     EXPECT_EQ(top.size(), 41U);
     EXPECT_EQ(top.back(), 12157665459056928801ULL); // 3^40
-    for (const char* bad : {"1GiB:8",
+    for (const char* bad : {"0",
+                            "0B",
+                            "0MiB",
+                            "1GiB:8",
                             "0:8",
                             "8:1G:1",
                             "8:1G:0",

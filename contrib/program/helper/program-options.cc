@@ -382,7 +382,14 @@ ProgramOptions::AddValue(const std::string& name, const std::string& help, DataR
          *text,
          false,
          [&value, text](const std::string& v) {
-             value = ParseRate(v);
+             const DataRate rate = ParseRate(v);
+             // Every program's rate is a link's: 0 would carry nothing, and the topology
+             // builders refuse it only later, as a std::invalid_argument without the option.
+             if (rate.GetBitRate() == 0)
+             {
+                 throw InputError("\"" + v + "\" is a rate of zero", "a rate > 0, e.g. 100Gbps");
+             }
+             value = rate;
              *text = v;
          },
          [text]() { return nlohmann::json(*text); }});

@@ -79,8 +79,8 @@ class ProgramOptions
     /** \brief Add a time option (ParseTime). \copydetails
      * AddValue(const std::string&,const std::string&,std::string&) */
     void AddValue(const std::string& name, const std::string& help, Time& value);
-    /** \brief Add a rate option (ParseRate). \copydetails
-     * AddValue(const std::string&,const std::string&,std::string&) */
+    /** \brief Add a link-rate option (ParseRate), which must be > 0: "0Gbps" is a mistake
+     * (exit 2). \copydetails AddValue(const std::string&,const std::string&,std::string&) */
     void AddValue(const std::string& name, const std::string& help, DataRate& value);
     /** \brief Add a byte-count option (ParseSize: "64MiB", "1G", "4096"). \copydetails
      * AddValue(const std::string&,const std::string&,std::string&) */

@@ -40,6 +40,7 @@ SplitRunOptions::AddOptions(ProgramOptions& opts)
 void
 SplitRunOptions::ApplyOptions(ProgramOptions& opts)
 {
+    m_opts = &opts;
     // Started by mpirun or srun as several processes (the MPI build): one partition each.
     const uint32_t processes = PartitionExchange::LauncherProcesses();
     if (processes > 1 && !PartitionExchange::HasMpi())
@@ -123,6 +124,19 @@ SplitRunOptions::Partition(FabricTopology& topology, const std::vector<uint32_t>
     if (!IsSplit())
     {
         return;
+    }
+    // FabricSimulatorImpl keeps a queue per partition: --partitions=2147483648 ended in
+    // std::bad_alloc.
+    if (!m_exchange && m_partitions > topology.GetNNodes())
+    {
+        const InputError e("--partitions=" + std::to_string(m_partitions) + " for a fabric of " +
+                               std::to_string(topology.GetNNodes()) + " nodes",
+                           "at most one partition per node, e.g. --partitions=2");
+        if (m_opts != nullptr)
+        {
+            m_opts->Fail(e);
+        }
+        throw e;
     }
     if (chosen.empty())
     {

@@ -55,7 +55,8 @@ class SplitRunOptions
 
     /// Assign the topology's nodes to the partitions (FabricTopology::AssignPartitions), before
     /// the fabric is built: to `chosen` (one per node, each below GetPartitions()) when given,
-    /// else by the pod rule. Nothing when not split.
+    /// else by the pod rule. Nothing when not split. More emulated partitions than the topology
+    /// has nodes ends the program (exit 2): one would hold nothing, and each costs memory.
     void Partition(FabricTopology& topology, const std::vector<uint32_t>& chosen = {}) const;
     /**
      * Start the split simulation once the fabric is built: its windows are the shortest cable
@@ -70,6 +71,8 @@ class SplitRunOptions
 
   private:
     uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
+    /// The program's options (ApplyOptions), for Partition's mistakes.
+    const ProgramOptions* m_opts{nullptr};
     /// The MPI processes of a run that mpirun or srun started as several (else nullptr).
     std::unique_ptr<PartitionExchange> m_exchange;
 };

@@ -245,7 +245,16 @@ ParseSizeSweep(const std::string& text, const std::string& context)
     }
     if (parts.size() == 1)
     {
-        return {ParseSize(text, context)};
+        // A collective of 0 bytes moves nothing (the schedules abort on it); as a sweep's MIN
+        // must be >= 1 below.
+        const uint64_t bytes = ParseSize(text, context);
+        if (bytes == 0)
+        {
+            throw InContext(InputError("\"" + text + "\" is a size of zero",
+                                       "a size of at least 1 byte, e.g. 64MiB, or a sweep 8:1GiB"),
+                            context);
+        }
+        return {bytes};
     }
     const uint64_t lo = ParseSize(parts[0], context.empty() ? "MIN" : context + " MIN");
     const uint64_t hi = ParseSize(parts[1], context.empty() ? "MAX" : context + " MAX");

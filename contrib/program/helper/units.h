@@ -47,7 +47,7 @@ uint64_t ParseSize(const std::string& text, const std::string& context = "");
  *
  * "64MiB" gives {64MiB}; "MIN:MAX" gives MIN, 2*MIN, 4*MIN, ... up to MAX; "MIN:MAX:F" uses
  * factor F (an integer >= 2). As in nccl-tests, the last size is the largest MIN*F^n <= MAX.
- * Requires 1 <= MIN <= MAX.
+ * Requires 1 <= MIN <= MAX, and a single size >= 1: a collective of 0 bytes is a mistake.
  *
  * \param text e.g. "8:1GiB" or "8:1GiB:4"
  * \param context name of the input for error messages
