@@ -11,12 +11,14 @@
 #include "ns3/analytical-collective.h"
 #include "ns3/bus-bandwidth.h"
 #include "ns3/config.h"
+#include "ns3/input-error.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/run-interrupt.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <chrono>
+#include <cstdio>
 
 namespace ns3
 {
@@ -85,6 +87,20 @@ StepCollectiveTimer::Seconds(const StepGraph::Communicator& comm, CollectiveOp o
         const uint64_t s0 = s1 / 2 / ELEMENT_BYTES * ELEMENT_BYTES;
         const double t1 = Simulate(comm, op, s1, e);
         const double t0 = Simulate(comm, op, s0, e);
+        if (!(t1 > t0))
+        {
+            // Both sizes in the latency regime (another protocol or algorithm at each, say): the
+            // line has no bandwidth slope, and larger collectives would come out faster, even
+            // below zero.
+            char took[64];
+            std::snprintf(took, sizeof(took), "%.1f and %.1f us", t0 * 1e6, t1 * 1e6);
+            throw InputError("--sample=" + std::to_string(m_cluster.sampleBytes) + ": the " +
+                                 comm.name + " group's packet runs on " + m_cluster.fabric +
+                                 " of " + std::to_string(s0) + " and " + std::to_string(s1) +
+                                 " bytes took " + took + ": no line to extrapolate its " +
+                                 std::to_string(bytes) + " bytes from",
+                             "a larger --sample, where time grows with size, e.g. 64MiB");
+        }
         e.seconds = t1 + (static_cast<double>(bytes) - s1) * (t1 - t0) / (s1 - s0);
         e.how = "extrapolated from packet runs of " + std::to_string(s0) + " and " +
                 std::to_string(s1) + " bytes";

@@ -152,6 +152,9 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
         const StepGraph::Op& o = ops[op];
         const double d =
             o.comm < 0 ? o.seconds : timer(graph.GetCommunicators()[o.comm], o.op, o.bytes);
+        // A negative or NaN duration would restart the operation (its start below zero reads as
+        // not started) and stall the graph.
+        NS_ABORT_MSG_IF(!(d >= 0), "operation " << op << " lasts " << d << " s");
         r.start[op] = now;
         running.emplace(now + d, op);
     };
