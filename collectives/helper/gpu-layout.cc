@@ -5,6 +5,7 @@
 
 #include "ns3/rail-optimized-builder.h"
 
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -125,6 +126,34 @@ uint32_t
 GpuLayout::GetHost(uint32_t rank) const
 {
     return GetNicHost(GetNode(rank), GetNic(GetLocal(rank)));
+}
+
+GpuLayout
+GpuLayout::Subset(const std::vector<uint32_t>& ranks) const
+{
+    std::vector<uint32_t> hosts;
+    std::set<uint32_t> nodes;
+    uint32_t perNode = 0;
+    for (size_t i = 0; i < ranks.size();)
+    {
+        const uint32_t node = GetNode(ranks[i]);
+        if (!nodes.insert(node).second)
+        {
+            throw std::invalid_argument("a group of ranks that does not come node by node");
+        }
+        size_t j = i;
+        while (j < ranks.size() && GetNode(ranks[j]) == node)
+        {
+            hosts.push_back(GetHost(ranks[j++]));
+        }
+        if (perNode != 0 && j - i != perNode)
+        {
+            throw std::invalid_argument("a group of ranks with different numbers on its nodes");
+        }
+        perNode = static_cast<uint32_t>(j - i);
+        i = j;
+    }
+    return GpuLayout(static_cast<uint32_t>(nodes.size()), perNode, perNode, hosts);
 }
 
 } // namespace ns3

@@ -56,6 +56,16 @@ class GpuLayout
     uint32_t GetNicHost(uint32_t node, uint32_t nic) const;
     /// The fabric host of a rank's NIC.
     uint32_t GetHost(uint32_t rank) const;
+    /**
+     * The layout of a group of these ranks, for a communicator of its own: its nodes in the
+     * order the ranks first name them, each with the same number of the group's GPUs (the
+     * group's ranks must come node by node), each GPU on the host of its own NIC here.
+     * \param ranks the group's ranks here, in its rank order
+     * \return the group's layout: its rank i is ranks[i]
+     * \throw std::invalid_argument for ranks that do not come node by node, or nodes with
+     * different numbers of them
+     */
+    GpuLayout Subset(const std::vector<uint32_t>& ranks) const;
 
   private:
     uint32_t m_nodes;

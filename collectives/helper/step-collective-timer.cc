@@ -156,11 +156,7 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
                               fabric.GetRoutes(),
                               GpuLayout::OnRails(builder, gpus),
                               config);
-        NcclCommunicator::Request req;
-        req.op = op;
-        req.bytes = bytes;
-        req.elementSize = bytes % ELEMENT_BYTES == 0 ? ELEMENT_BYTES : 1;
-        nccl.Start(req,
+        nccl.Start(RequestOf(op, bytes),
                    NcclCommunicator::DoneCallback([&seconds](const NcclCommunicator::Result& r) {
                        seconds = (r.end - r.start).GetSeconds();
                        Simulator::Stop(); // idle retransmission timers would run on
@@ -178,6 +174,16 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
     entry.wallSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return seconds;
+}
+
+NcclCommunicator::Request
+StepCollectiveTimer::RequestOf(CollectiveOp op, uint64_t bytes)
+{
+    NcclCommunicator::Request req;
+    req.op = op;
+    req.bytes = bytes;
+    req.elementSize = bytes % ELEMENT_BYTES == 0 ? ELEMENT_BYTES : 1;
+    return req;
 }
 
 double

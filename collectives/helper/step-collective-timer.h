@@ -4,6 +4,8 @@
 #ifndef STEP_COLLECTIVE_TIMER_H
 #define STEP_COLLECTIVE_TIMER_H
 
+#include "nccl-communicator.h"
+
 #include "ns3/collective-op.h"
 #include "ns3/data-rate.h"
 #include "ns3/nccl-tuner.h"
@@ -98,6 +100,15 @@ class StepCollectiveTimer
      * \param gpusPerNode GPUs per node of the cluster
      */
     static ResourceEstimate Estimate(const StepGraph::Communicator& comm, uint32_t gpusPerNode);
+
+    /**
+     * The NCCL request of a step's collective: BF16 elements (2 bytes), or bytes when the size
+     * is odd.
+     * \param op the collective
+     * \param bytes what each rank contributes
+     * \return the request
+     */
+    static NcclCommunicator::Request RequestOf(CollectiveOp op, uint64_t bytes);
 
     const std::vector<Entry>& GetEntries() const;
     /// The entries as summary.json rows, with algbw and busbw.

@@ -50,7 +50,8 @@ AttributeGap(double from,
              double to,
              const std::vector<uint32_t>& candidates,
              const StepGraph& graph,
-             const StepExecutor::Result& r,
+             const std::vector<double>& start,
+             const std::vector<double>& end,
              StepExecutor::Breakdown& b)
 {
     if (to <= from)
@@ -60,7 +61,7 @@ AttributeGap(double from,
     std::set<double> cuts{from, to};
     for (uint32_t c : candidates)
     {
-        for (double t : {r.start[c], r.end[c]})
+        for (double t : {start[c], end[c]})
         {
             if (t > from && t < to)
             {
@@ -75,7 +76,7 @@ AttributeGap(double from,
         int64_t best = -1;
         for (uint32_t c : candidates)
         {
-            if (r.start[c] <= a && r.end[c] >= z && (best < 0 || r.end[c] > r.end[best]))
+            if (start[c] <= a && end[c] >= z && (best < 0 || end[c] > end[best]))
             {
                 best = c;
             }
@@ -198,83 +199,103 @@ StepExecutor::Run(const StepGraph& graph, const Timer& timer)
         r.stepSeconds = std::max(r.stepSeconds, r.end[i]);
     }
 
-    // The breakdown of each rank.
-    r.ranks.assign(graph.GetNRanks(), Breakdown());
+    r.ranks.reserve(graph.GetNRanks());
     for (uint32_t rank = 0; rank < graph.GetNRanks(); ++rank)
     {
-        Breakdown& b = r.ranks[rank];
-        std::vector<uint32_t> compute;
-        std::vector<uint32_t> comm;
-        std::array<std::vector<Interval>, StepGraph::N_CATEGORIES> busy;
-        std::vector<Interval> any;
-        for (uint32_t i = 0; i < n; ++i)
+        r.ranks.push_back(RankBreakdown(graph, rank, r.start, r.end, r.stepSeconds));
+    }
+    r.mean = Mean(r.ranks);
+    return r;
+}
+
+StepExecutor::Breakdown
+StepExecutor::RankBreakdown(const StepGraph& graph,
+                            uint32_t rank,
+                            const std::vector<double>& start,
+                            const std::vector<double>& end,
+                            double stepSeconds)
+{
+    const std::vector<StepGraph::Op>& ops = graph.GetOps();
+    const uint32_t n = ops.size();
+    Breakdown b;
+    std::vector<uint32_t> compute;
+    std::vector<uint32_t> comm;
+    std::array<std::vector<Interval>, StepGraph::N_CATEGORIES> busy;
+    std::vector<Interval> any;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!OnRank(ops[i], rank))
         {
-            if (!OnRank(ops[i], rank))
+            continue;
+        }
+        if (ops[i].comm < 0 && ops[i].stream == 0)
+        {
+            compute.push_back(i);
+            b.compute += ops[i].seconds; // exact: the same on any timeline
+        }
+        else if (ops[i].comm >= 0)
+        {
+            comm.push_back(i);
+            busy[static_cast<size_t>(ops[i].category)].emplace_back(start[i], end[i]);
+            any.emplace_back(start[i], end[i]);
+        }
+    }
+    for (size_t c = 0; c < StepGraph::N_CATEGORIES; ++c)
+    {
+        b.busy[c] = UnionLength(busy[c]);
+    }
+    b.communicating = UnionLength(any);
+    std::sort(compute.begin(), compute.end(), [&start](uint32_t a, uint32_t z) {
+        return start[a] < start[z];
+    });
+    double idleFrom = 0;
+    for (uint32_t waiter : compute)
+    {
+        // What the compute stream waits for: the rank's collectives among the waiter's
+        // ancestors that had not ended when it went idle.
+        std::vector<uint32_t> candidates;
+        std::vector<uint32_t> stack(ops[waiter].deps);
+        std::set<uint32_t> seen;
+        while (!stack.empty())
+        {
+            const uint32_t d = stack.back();
+            stack.pop_back();
+            if (!seen.insert(d).second || end[d] <= idleFrom)
             {
                 continue;
             }
-            if (ops[i].comm < 0 && ops[i].stream == 0)
+            if (ops[d].comm >= 0 && OnRank(ops[d], rank))
             {
-                compute.push_back(i);
-                b.compute += ops[i].seconds; // exact: the same on any timeline
+                candidates.push_back(d);
             }
-            else if (ops[i].comm >= 0)
-            {
-                comm.push_back(i);
-                busy[static_cast<size_t>(ops[i].category)].emplace_back(r.start[i], r.end[i]);
-                any.emplace_back(r.start[i], r.end[i]);
-            }
+            stack.insert(stack.end(), ops[d].deps.begin(), ops[d].deps.end());
         }
-        for (size_t c = 0; c < StepGraph::N_CATEGORIES; ++c)
-        {
-            b.busy[c] = UnionLength(busy[c]);
-        }
-        b.communicating = UnionLength(any);
-        std::sort(compute.begin(), compute.end(), [&r](uint32_t a, uint32_t z) {
-            return r.start[a] < r.start[z];
-        });
-        double idleFrom = 0;
-        for (uint32_t waiter : compute)
-        {
-            // What the compute stream waits for: the rank's collectives among the waiter's
-            // ancestors that had not ended when it went idle.
-            std::vector<uint32_t> candidates;
-            std::vector<uint32_t> stack(ops[waiter].deps);
-            std::set<uint32_t> seen;
-            while (!stack.empty())
-            {
-                const uint32_t d = stack.back();
-                stack.pop_back();
-                if (!seen.insert(d).second || r.end[d] <= idleFrom)
-                {
-                    continue;
-                }
-                if (ops[d].comm >= 0 && OnRank(ops[d], rank))
-                {
-                    candidates.push_back(d);
-                }
-                stack.insert(stack.end(), ops[d].deps.begin(), ops[d].deps.end());
-            }
-            AttributeGap(idleFrom, r.start[waiter], candidates, graph, r, b);
-            idleFrom = r.end[waiter];
-        }
-        // After its last compute the rank waits for the end of the step: whatever of its
-        // collectives still runs is exposed.
-        AttributeGap(idleFrom, r.stepSeconds, comm, graph, r, b);
+        AttributeGap(idleFrom, start[waiter], candidates, graph, start, end, b);
+        idleFrom = end[waiter];
     }
-    const double nRanks = std::max<size_t>(1, r.ranks.size());
-    for (const Breakdown& b : r.ranks)
+    // After its last compute the rank waits for the end of the step: whatever of its
+    // collectives still runs is exposed.
+    AttributeGap(idleFrom, stepSeconds, comm, graph, start, end, b);
+    return b;
+}
+
+StepExecutor::Breakdown
+StepExecutor::Mean(const std::vector<Breakdown>& ranks)
+{
+    Breakdown mean;
+    const double nRanks = std::max<size_t>(1, ranks.size());
+    for (const Breakdown& b : ranks)
     {
-        r.mean.compute += b.compute / nRanks;
-        r.mean.bubble += b.bubble / nRanks;
-        r.mean.communicating += b.communicating / nRanks;
+        mean.compute += b.compute / nRanks;
+        mean.bubble += b.bubble / nRanks;
+        mean.communicating += b.communicating / nRanks;
         for (size_t c = 0; c < StepGraph::N_CATEGORIES; ++c)
         {
-            r.mean.exposed[c] += b.exposed[c] / nRanks;
-            r.mean.busy[c] += b.busy[c] / nRanks;
+            mean.exposed[c] += b.exposed[c] / nRanks;
+            mean.busy[c] += b.busy[c] / nRanks;
         }
     }
-    return r;
+    return mean;
 }
 
 } // namespace ns3

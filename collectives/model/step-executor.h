@@ -60,6 +60,26 @@ class StepExecutor
 
     /// Time the graph (which must pass StepGraph::Validate()).
     static Result Run(const StepGraph& graph, const Timer& timer);
+
+    /**
+     * A rank's breakdown on a timeline of the graph: its compute, the bubble, and each gap of
+     * its compute stream attributed to the collective among its ancestors that ends last (the
+     * exposed communication), up to the step's end. Run() uses it on its own timeline; a
+     * whole job on one fabric uses it on each GPU's.
+     * \param graph the step
+     * \param rank the rank
+     * \param start each operation's start (only the rank's are read)
+     * \param end each operation's end (only the rank's are read)
+     * \param stepSeconds the step's end
+     * \return the breakdown
+     */
+    static Breakdown RankBreakdown(const StepGraph& graph,
+                                   uint32_t rank,
+                                   const std::vector<double>& start,
+                                   const std::vector<double>& end,
+                                   double stepSeconds);
+    /// The ranks' mean, whose parts add up to the step's time when each rank's do.
+    static Breakdown Mean(const std::vector<Breakdown>& ranks);
 };
 
 } // namespace ns3

@@ -1,0 +1,216 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "job-graph.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+
+using Category = StepGraph::Category;
+
+/// A step operation's category as the expansion sees it: compute, or its communicator's.
+Category
+KindOf(const StepGraph& step, uint32_t op)
+{
+    const StepGraph::Op& o = step.GetOps()[op];
+    return o.comm < 0 ? Category::COMPUTE : step.GetCommunicators()[o.comm].category;
+}
+
+} // namespace
+
+std::string
+JobGraph::Check(const StepGraph& step, const Layout& layout)
+{
+    if (layout.tp == 0 || layout.pp == 0 || layout.dp == 0)
+    {
+        return "a parallel degree of 0";
+    }
+    if (step.GetNRanks() != layout.pp)
+    {
+        return "the step has " + std::to_string(step.GetNRanks()) + " ranks for " +
+               std::to_string(layout.pp) + " pipeline stages";
+    }
+    for (const StepGraph::Communicator& c : step.GetCommunicators())
+    {
+        const uint32_t want = c.category == Category::TP   ? layout.tp
+                              : c.category == Category::DP ? layout.dp
+                              : c.category == Category::PP ? 2
+                                                           : 0;
+        if (want == 0)
+        {
+            return "communicator \"" + c.name + "\" is " + StepGraph::CategoryName(c.category) +
+                   ", which a whole job does not expand yet";
+        }
+        if (c.nRanks != want)
+        {
+            return "communicator \"" + c.name + "\" has " + std::to_string(c.nRanks) +
+                   " ranks, not the " + std::to_string(want) + " of its " +
+                   StepGraph::CategoryName(c.category) + " degree";
+        }
+    }
+    std::vector<std::vector<uint32_t>> stages(step.GetCommunicators().size());
+    for (const StepGraph::Op& o : step.GetOps())
+    {
+        if (o.comm < 0)
+        {
+            continue;
+        }
+        const Category kind = step.GetCommunicators()[o.comm].category;
+        if (kind != Category::PP && o.ranks.size() != 1)
+        {
+            return "operation \"" + o.label + "\" of a " + StepGraph::CategoryName(kind) +
+                   " communicator spans " + std::to_string(o.ranks.size()) + " stages";
+        }
+        if (kind == Category::PP)
+        {
+            if (o.ranks.size() != 2 || o.ranks[0] == o.ranks[1])
+            {
+                return "operation \"" + o.label +
+                       "\" of a pp communicator is not between two "
+                       "stages";
+            }
+            if (stages[o.comm].empty())
+            {
+                stages[o.comm] = o.ranks;
+            }
+            else if (stages[o.comm] != o.ranks)
+            {
+                return "operation \"" + o.label +
+                       "\" names other stages than the first of its "
+                       "communicator";
+            }
+        }
+    }
+    return "";
+}
+
+JobGraph::JobGraph(const StepGraph& step, const Layout& layout)
+    : m_step(step),
+      m_layout(layout)
+{
+    const std::string problem = Check(step, layout);
+    NS_ABORT_MSG_IF(!problem.empty(), "JobGraph: " << problem);
+}
+
+const StepGraph&
+JobGraph::GetStep() const
+{
+    return m_step;
+}
+
+const JobGraph::Layout&
+JobGraph::GetLayout() const
+{
+    return m_layout;
+}
+
+uint32_t
+JobGraph::GetNGpus() const
+{
+    return m_layout.tp * m_layout.pp * m_layout.dp;
+}
+
+uint32_t
+JobGraph::GetGpu(uint32_t p, uint32_t d, uint32_t t) const
+{
+    return (p * m_layout.dp + d) * m_layout.tp + t;
+}
+
+uint32_t
+JobGraph::GetStage(uint32_t gpu) const
+{
+    return gpu / (m_layout.dp * m_layout.tp);
+}
+
+uint32_t
+JobGraph::GetInstances(uint32_t op) const
+{
+    switch (KindOf(m_step, op))
+    {
+    case Category::TP:
+        return m_layout.dp;
+    case Category::DP:
+        return m_layout.tp;
+    default: // compute, PP
+        return m_layout.dp * m_layout.tp;
+    }
+}
+
+uint32_t
+JobGraph::GetSlot(uint32_t op, uint32_t gpu) const
+{
+    const uint32_t inStage = gpu % (m_layout.dp * m_layout.tp); // d x TP + t
+    switch (KindOf(m_step, op))
+    {
+    case Category::TP:
+        return inStage / m_layout.tp;
+    case Category::DP:
+        return inStage % m_layout.tp;
+    default:
+        return inStage;
+    }
+}
+
+std::vector<uint32_t>
+JobGraph::GetGpus(uint32_t op, uint32_t slot) const
+{
+    const StepGraph::Op& o = m_step.GetOps()[op];
+    std::vector<uint32_t> gpus;
+    switch (KindOf(m_step, op))
+    {
+    case Category::COMPUTE:
+        gpus.push_back(o.ranks[0] * m_layout.dp * m_layout.tp + slot);
+        break;
+    case Category::TP:
+        for (uint32_t t = 0; t < m_layout.tp; ++t)
+        {
+            gpus.push_back(GetGpu(o.ranks[0], slot, t));
+        }
+        break;
+    case Category::DP:
+        for (uint32_t d = 0; d < m_layout.dp; ++d)
+        {
+            gpus.push_back(GetGpu(o.ranks[0], d, slot));
+        }
+        break;
+    default: // PP: the (d, t) of the slot on each stage, in the operation's rank order
+        for (uint32_t p : o.ranks)
+        {
+            gpus.push_back(p * m_layout.dp * m_layout.tp + slot);
+        }
+        break;
+    }
+    return gpus;
+}
+
+bool
+JobGraph::RunsOn(uint32_t op, uint32_t gpu) const
+{
+    const std::vector<uint32_t>& ranks = m_step.GetOps()[op].ranks;
+    return std::find(ranks.begin(), ranks.end(), GetStage(gpu)) != ranks.end();
+}
+
+uint32_t
+JobGraph::GetGroup(uint32_t op, uint32_t slot) const
+{
+    const StepGraph::Op& o = m_step.GetOps()[op];
+    switch (KindOf(m_step, op))
+    {
+    case Category::TP:
+        return o.ranks[0] * m_layout.dp + slot;
+    case Category::DP:
+        return o.ranks[0] * m_layout.tp + slot;
+    default:
+        return slot;
+    }
+}
+
+} // namespace ns3
