@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 namespace ns3
 {
@@ -289,6 +290,77 @@ JobExecutor::GetResult() const
     }
     r.mean = StepExecutor::Mean(r.ranks);
     return r;
+}
+
+void
+JobExecutor::WriteTimeline(std::ostream& os, const std::vector<uint32_t>& gpus) const
+{
+    const StepGraph& step = m_job.GetStep();
+    std::vector<uint32_t> which = gpus;
+    if (which.empty())
+    {
+        for (uint32_t g = 0; g < m_job.GetNGpus(); ++g)
+        {
+            which.push_back(g);
+        }
+    }
+    // One JSON object per line: a large timeline stays readable and diffable.
+    os << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+    bool first = true;
+    auto event = [&os, &first](const nlohmann::json& e) {
+        os << (first ? "" : ",\n") << e.dump();
+        first = false;
+    };
+    for (uint32_t gpu : which)
+    {
+        const uint32_t stage = m_job.GetStage(gpu);
+        event({{"ph", "M"},
+               {"name", "process_name"},
+               {"pid", gpu},
+               {"args",
+                {{"name", "gpu " + std::to_string(gpu) + ", stage " + std::to_string(stage)}}}});
+        for (uint32_t stream = 0; stream < m_nStreams; ++stream)
+        {
+            const auto q = m_queues.find({stage, stream});
+            if (q == m_queues.end())
+            {
+                continue;
+            }
+            const StepGraph::Op& o = step.GetOps()[q->second.front()];
+            const std::string name = o.comm < 0 ? "compute" : step.GetCommunicators()[o.comm].name;
+            event({{"ph", "M"},
+                   {"name", "thread_name"},
+                   {"pid", gpu},
+                   {"tid", stream},
+                   {"args", {{"name", name + " (stream " + std::to_string(stream) + ")"}}}});
+            for (uint32_t op : q->second)
+            {
+                const StepGraph::Op& x = step.GetOps()[op];
+                const uint32_t slot = m_job.GetSlot(op, gpu);
+                const uint64_t id = Id(op, slot);
+                if (m_endTime[id] < 0)
+                {
+                    continue; // did not end (a run stopped early)
+                }
+                nlohmann::json e = {{"ph", "X"},
+                                    {"name", x.label},
+                                    {"cat", StepGraph::CategoryName(x.category)},
+                                    {"pid", gpu},
+                                    {"tid", stream},
+                                    {"ts", m_startTime[id] * 1e6},
+                                    {"dur", (m_endTime[id] - m_startTime[id]) * 1e6}};
+                if (x.comm >= 0)
+                {
+                    e["args"] = {{"communicator", step.GetCommunicators()[x.comm].name},
+                                 {"group", m_job.GetGroup(op, slot)},
+                                 {"op", CollectiveOpName(x.op)},
+                                 {"bytes_per_rank", x.bytes}};
+                }
+                event(e);
+            }
+        }
+    }
+    os << "\n]}\n";
 }
 
 } // namespace ns3

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <ostream>
 #include <tuple>
 #include <vector>
 
@@ -78,6 +79,17 @@ class JobExecutor
      * (StepExecutor::RankBreakdown on its own timeline, in "ranks") and their mean.
      */
     StepExecutor::Result GetResult() const;
+
+    /**
+     * After the run: the timeline of some GPUs in the Trace Event format that Perfetto
+     * (ui.perfetto.dev) and chrome://tracing open: a process per GPU ("gpu 12, stage 1"), a
+     * thread per stream (named for its communicator, or "compute"), a complete event ("X")
+     * per operation with its start and duration in microseconds and, for a collective, its
+     * communicator, group, operation and bytes per rank.
+     * \param os where to write the JSON
+     * \param gpus the GPUs (empty: every GPU)
+     */
+    void WriteTimeline(std::ostream& os, const std::vector<uint32_t>& gpus) const;
 
   private:
     /// An instance's id: the first of its operation's plus its slot.

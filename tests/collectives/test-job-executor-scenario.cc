@@ -19,7 +19,11 @@
 
 #include <gtest/gtest.h>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 
 using namespace ns3;
 
@@ -47,9 +51,12 @@ SmallDenseStep()
     return c;
 }
 
-/// The whole job on one fabric: (the step's time, instances, instances finished).
+/// The whole job on one fabric: (the step's time, instances, instances finished); with
+/// timeline, the Trace Event JSON of GPUs 0 and 7.
 std::tuple<StepExecutor::Result, uint64_t, uint64_t>
-RunWholeJob(const StepGraph& g, const TransformerStepBuilder::Config& c)
+RunWholeJob(const StepGraph& g,
+            const TransformerStepBuilder::Config& c,
+            std::string* timeline = nullptr)
 {
     const uint32_t nodes = c.tp * c.pp * c.dp / GPUS_PER_NODE;
     RailOptimizedBuilder builder(nodes, GPUS_PER_NODE);
@@ -69,6 +76,12 @@ RunWholeJob(const StepGraph& g, const TransformerStepBuilder::Config& c)
         exec.Start(Callback<void>([]() { Simulator::Stop(); }));
         Simulator::Run();
         r = exec.GetResult();
+        if (timeline)
+        {
+            std::ostringstream os;
+            exec.WriteTimeline(os, {0, 7});
+            *timeline = os.str();
+        }
         instances = exec.GetNInstances();
         finished = exec.GetNFinished();
     }
@@ -211,4 +224,43 @@ TEST(JobExecutorScenario, TwoJobsSharingTheSpineUplinksEachRunAtHalfTheirRate)
         EXPECT_GT(together / aloneA, 1.7);
         EXPECT_LT(together / aloneA, 2.2);
     }
+}
+
+TEST(JobExecutorScenario, TheTimelineHasEveryOperationOfEachGpuOnItsStreams)
+{
+    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    std::string text;
+    const StepExecutor::Result r = std::get<0>(RunWholeJob(g, c, &text));
+    const nlohmann::json trace = nlohmann::json::parse(text);
+    const JobGraph job(g, {c.tp, c.pp, c.dp});
+    std::map<uint32_t, uint32_t> spans; // by GPU
+    std::set<std::pair<uint32_t, uint32_t>> named;
+    for (const nlohmann::json& e : trace["traceEvents"])
+    {
+        const uint32_t gpu = e["pid"];
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+        {
+            named.emplace(gpu, e["tid"].get<uint32_t>());
+            continue;
+        }
+        if (e["ph"] != "X")
+        {
+            continue;
+        }
+        ++spans[gpu];
+        EXPECT_TRUE(named.count({gpu, e["tid"].get<uint32_t>()})) << "a thread is named first";
+        EXPECT_GE(e["dur"].get<double>(), 0);
+        EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), r.stepSeconds * 1e6 + 1e-3);
+    }
+    for (uint32_t gpu : {0u, 7u})
+    {
+        uint32_t ops = 0;
+        for (uint32_t op = 0; op < g.GetOps().size(); ++op)
+        {
+            ops += job.RunsOn(op, gpu) ? 1 : 0;
+        }
+        EXPECT_EQ(spans[gpu], ops) << "gpu " << gpu;
+    }
+    EXPECT_EQ(spans.size(), 2u);
 }
