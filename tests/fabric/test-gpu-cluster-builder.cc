@@ -37,6 +37,36 @@ CountTier(const FabricTopology& t, uint32_t tier)
     return n;
 }
 
+/// Counts worked out by hand.
+struct Counts
+{
+    uint64_t hosts;  //!< NICs.
+    uint64_t leaves; //!< Tier 1.
+    uint64_t spines; //!< Tier 2 (spines, or pod spines).
+    uint64_t cores;  //!< Tier 3.
+    uint64_t links;  //!< Links.
+};
+
+/// Build the cluster and check the counts it gives and those of what it built against \p c.
+FabricTopology
+BuildCounted(const GpuClusterBuilder& b, const Counts& c)
+{
+    EXPECT_EQ(b.GetNHosts(), c.hosts);
+    EXPECT_EQ(b.GetNLeaves(), c.leaves);
+    EXPECT_EQ(b.GetNSpines(), c.spines);
+    EXPECT_EQ(b.GetNCores(), c.cores);
+    EXPECT_EQ(b.GetNSwitches(), c.leaves + c.spines + c.cores);
+    EXPECT_EQ(b.GetNLinks(), c.links);
+    FabricTopology t = b.Build();
+    EXPECT_EQ(t.GetNHosts(), c.hosts);
+    EXPECT_EQ(CountTier(t, 1), c.leaves);
+    EXPECT_EQ(CountTier(t, 2), c.spines);
+    EXPECT_EQ(CountTier(t, 3), c.cores);
+    EXPECT_EQ(t.GetNNodes(), c.hosts + c.leaves + c.spines + c.cores);
+    EXPECT_EQ(t.GetNLinks(), c.links);
+    return t;
+}
+
 /// The switch a host's only link reaches.
 uint32_t
 LeafOf(const FabricTopology& t, uint32_t host)
@@ -120,16 +150,7 @@ TEST(FabricGpuCluster, RailOptimizedIsTheRailBuilderSizedByTheRadix)
     GpuClusterBuilder b(Kind::RAIL_OPTIMIZED, 64, 8);
     EXPECT_EQ(b.GetRadix(), 64U);
     EXPECT_EQ(b.GetNodesPerLeaf(), 32U);
-    EXPECT_EQ(b.GetNLeaves(), 16U);
-    EXPECT_EQ(b.GetNSpines(), 32U);
-    EXPECT_EQ(b.GetNCores(), 0U);
-    EXPECT_EQ(b.GetNSwitches(), 48U);
-    EXPECT_EQ(b.GetNLinks(), 1024U);
-    const FabricTopology t = b.Build();
-    EXPECT_EQ(t.GetNHosts(), 512U);
-    EXPECT_EQ(CountTier(t, 1), 16U);
-    EXPECT_EQ(CountTier(t, 2), 32U);
-    EXPECT_EQ(t.GetNLinks(), 1024U);
+    const FabricTopology t = BuildCounted(b, {512, 16, 32, 0, 512 + 16 * 32});
     EXPECT_EQ(t.GetPorts(t.FindNode("spine0")).size(), 16U);
     // NIC r of node n is host n x 8 + r, on rail r's leaf of its group.
     EXPECT_EQ(b.GetHost(33, 5), 33U * 8 + 5);
@@ -168,15 +189,7 @@ TEST(FabricGpuCluster, TopOfRackPutsEveryNicOfANodeOnOneLeaf)
     GpuClusterBuilder b(Kind::TOP_OF_RACK, 10, 8);
     EXPECT_EQ(b.GetNodesPerLeaf(), 4U);
     EXPECT_EQ(b.GetHostsPerLeaf(), 32U);
-    EXPECT_EQ(b.GetNLeaves(), 3U);
-    EXPECT_EQ(b.GetNSpines(), 32U);
-    EXPECT_EQ(b.GetNSwitches(), 35U);
-    EXPECT_EQ(b.GetNLinks(), 176U);
-    const FabricTopology t = b.Build();
-    EXPECT_EQ(t.GetNHosts(), 80U);
-    EXPECT_EQ(CountTier(t, 1), 3U);
-    EXPECT_EQ(CountTier(t, 2), 32U);
-    EXPECT_EQ(t.GetNLinks(), 176U);
+    const FabricTopology t = BuildCounted(b, {80, 3, 32, 0, 80 + 3 * 32});
     for (uint32_t n = 0; n < 10; ++n)
     {
         const uint32_t leaf = LeafOf(t, b.GetHost(n, 0));
@@ -211,19 +224,17 @@ TEST(FabricGpuCluster, OversubscriptionMeasuredFromTheLinks)
     two.SetOversubscription(2);
     EXPECT_EQ(two.GetNodesPerLeaf(), 5U);
     EXPECT_EQ(two.GetLeafUplinks(), 20U);
-    EXPECT_EQ(two.GetNLeaves(), 2U);
-    EXPECT_EQ(two.GetNSpines(), 20U);
-    EXPECT_EQ(two.GetNLinks(), 80U + 2 * 20);
     EXPECT_DOUBLE_EQ(two.GetOversubscription(), 2.0);
-    EXPECT_DOUBLE_EQ(MeasuredOversubscription(two.Build(), 40), 2.0);
+    EXPECT_DOUBLE_EQ(MeasuredOversubscription(BuildCounted(two, {80, 2, 20, 0, 80 + 2 * 20}), 40),
+                     2.0);
 
     // 4:1: 48 host ports (6 nodes) and 12 uplinks.
     GpuClusterBuilder four(Kind::TOP_OF_RACK, 12, 8);
     four.SetOversubscription(4);
     EXPECT_EQ(four.GetNodesPerLeaf(), 6U);
     EXPECT_EQ(four.GetLeafUplinks(), 12U);
-    EXPECT_EQ(four.GetNLinks(), 96U + 2 * 12);
-    EXPECT_DOUBLE_EQ(MeasuredOversubscription(four.Build(), 48), 4.0);
+    EXPECT_DOUBLE_EQ(MeasuredOversubscription(BuildCounted(four, {96, 2, 12, 0, 96 + 2 * 12}), 48),
+                     4.0);
 
     // Non-blocking by default; a rail leaf at 2:1 takes 42 nodes and 21 spines.
     EXPECT_DOUBLE_EQ(
@@ -232,18 +243,21 @@ TEST(FabricGpuCluster, OversubscriptionMeasuredFromTheLinks)
     GpuClusterBuilder rail(Kind::RAIL_OPTIMIZED, 84, 8);
     rail.SetOversubscription(2);
     EXPECT_EQ(rail.GetNodesPerLeaf(), 42U);
-    EXPECT_EQ(rail.GetNSpines(), 21U);
-    EXPECT_EQ(rail.GetNLeaves(), 16U);
-    EXPECT_DOUBLE_EQ(MeasuredOversubscription(rail.Build(), 42), 2.0);
+    EXPECT_DOUBLE_EQ(
+        MeasuredOversubscription(BuildCounted(rail, {672, 16, 21, 0, 672 + 16 * 21}), 42),
+        2.0);
 
     // Three tiers: the leaves are oversubscribed, pod spines and cores are not.
     GpuClusterBuilder three(Kind::THREE_TIER, 24, 2);
     three.SetRadix(12).SetOversubscription(2);
-    // 12 ports at 2:1: 8 host ports (4 nodes of 2 NICs), 4 uplinks; 6 leaves per pod.
+    // 12 ports at 2:1: 8 host ports (4 nodes of 2 NICs), 4 uplinks; 6 leaves in one pod, its 4
+    // pod spines with 6 cores each.
     EXPECT_EQ(three.GetNodesPerLeaf(), 4U);
     EXPECT_EQ(three.GetLeafUplinks(), 4U);
     EXPECT_EQ(three.GetLeavesPerPod(), 6U);
-    EXPECT_DOUBLE_EQ(MeasuredOversubscription(three.Build(), 8), 2.0);
+    EXPECT_DOUBLE_EQ(
+        MeasuredOversubscription(BuildCounted(three, {48, 6, 4, 24, 48 + 6 * 4 + 4 * 6}), 8),
+        2.0);
 }
 
 TEST(FabricGpuCluster, ThreeTiersInPodsOfLeavesPodSpinesAndCores)
@@ -254,19 +268,9 @@ TEST(FabricGpuCluster, ThreeTiersInPodsOfLeavesPodSpinesAndCores)
     GpuClusterBuilder b(Kind::THREE_TIER, 20, 2);
     b.SetRadix(8);
     EXPECT_EQ(b.GetNodesPerLeaf(), 2U);
-    EXPECT_EQ(b.GetNLeaves(), 10U);
     EXPECT_EQ(b.GetLeavesPerPod(), 4U);
     EXPECT_EQ(b.GetNPods(), 3U);
-    EXPECT_EQ(b.GetNSpines(), 12U);
-    EXPECT_EQ(b.GetNCores(), 16U);
-    EXPECT_EQ(b.GetNSwitches(), 38U);
-    EXPECT_EQ(b.GetNLinks(), 128U);
-    const FabricTopology t = b.Build();
-    EXPECT_EQ(t.GetNHosts(), 40U);
-    EXPECT_EQ(CountTier(t, 1), 10U);
-    EXPECT_EQ(CountTier(t, 2), 12U);
-    EXPECT_EQ(CountTier(t, 3), 16U);
-    EXPECT_EQ(t.GetNLinks(), 128U);
+    const FabricTopology t = BuildCounted(b, {40, 10, 12, 16, 40 + 10 * 4 + 12 * 4});
     EXPECT_EQ(t.GetPorts(t.FindNode("core0")).size(), 3U) << "one port per pod";
     // Every NIC of a node on one leaf; hosts, leaves and pod spines carry their pod.
     for (uint32_t n = 0; n < 20; ++n)
