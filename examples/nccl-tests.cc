@@ -2,16 +2,21 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * nccl-tests, simulated: one NCCL collective over a size sweep on GPU servers joined by a
- * rail-optimised RoCEv2 or InfiniBand fabric, packet by packet (or with NCCL's tuner alone),
- * printed with nccl-tests' columns so the table sits beside a real cluster's.
+ * rail-optimised, top-of-rack or three-tier RoCEv2 or InfiniBand fabric, packet by packet (or
+ * with NCCL's tuner alone), printed with nccl-tests' columns so the table sits beside a real
+ * cluster's.
  *
  *   ./ns3 run 'nccl-tests --op=all_reduce -b 8 -e 1G -f 2 --nodes=4 --gpus=8 --fabric=roce'
  *   ./ns3 run 'nccl-tests --op=all_gather -b 1M -e 64M -f 4 --fabric=ib'
  *   ./ns3 run 'nccl-tests --nodes=32 --gpus=8 -b 8 -e 16G -f 2 --mode=analytical'
  *   ./ns3 run 'nccl-tests --algo=tree --proto=simple -b 64M -e 64M'
+ *   ./ns3 run 'nccl-tests --cluster=tor --oversubscription=2 --nodes=4 --clusterNodes=16 \
+ *              --placement=strided:4'
  *
  * Each node has --gpus GPUs joined by NVLink (ns3::NvSwitch, the --gpu generation's preset)
- * and --nics NICs (default one per GPU), NIC r of every node on rail r of the fabric. Where
+ * and --nics NICs (default one per GPU), NIC r of every node on rail r of the fabric (or every
+ * NIC of a node on one leaf: --cluster=tor, three-tier); the job's --nodes are placed on
+ * --clusterNodes by --placement. Where
  * nccl-tests prints #wrong this prints the algorithm/protocol that ran (NCCL's tuner picks
  * them unless --algo/--proto force them, like NCCL_ALGO/NCCL_PROTO) and the tuner's own
  * estimate of the time. Sizes are nccl-tests' (-b/-e/-f, -d, -r); the table is nccl-tests'
@@ -27,7 +32,6 @@
 #include "ns3/nccl-tests-report.h"
 #include "ns3/nccl-tests-sweep.h"
 #include "ns3/program-options.h"
-#include "ns3/rail-optimized-builder.h"
 #include "ns3/run-output.h"
 
 #include <cstdio>
@@ -38,8 +42,9 @@ int
 main(int argc, char* argv[])
 {
     ProgramOptions opts("nccl-tests",
-                        "One NCCL collective over a size sweep on GPU servers and a "
-                        "rail-optimised RoCEv2 or InfiniBand fabric, with nccl-tests' columns");
+                        "One NCCL collective over a size sweep on GPU servers of a "
+                        "rail-optimised, top-of-rack or three-tier RoCEv2 or InfiniBand "
+                        "cluster, with nccl-tests' columns");
     NcclTestsOptions nccl; // nccl-tests' sweep (-b -e -f -d -o -r, --op) and the cluster
     nccl.AddOptions(opts);
     FabricRunOptions fabricOpts;
@@ -49,22 +54,18 @@ main(int argc, char* argv[])
     nccl.ApplyOptions(opts, fabricOpts);
 
     // Both modes build the fabric and the communicator.
-    fabricOpts.CheckResources(opts, nccl.GetEstimate(), "fewer --nodes or --gpus");
+    fabricOpts.CheckResources(opts, nccl.GetEstimate(), "fewer --nodes, --clusterNodes or --gpus");
+    // The cluster its switches can join and the job's nodes on it, or exit 2 before any output.
+    const FabricTopology topology = nccl.BuildCluster(opts);
     RunOutput out(opts.GetOutDir());
-    RailOptimizedBuilder builder(nccl.GetNodes(), nccl.GetNics());
-    builder.SetNodesPerLeaf(nccl.GetNodesPerLeaf())
-        .SetHostLinkRate(nccl.GetLinkRate().GetBitRate())
-        .SetUplinkRate(nccl.GetLinkRate().GetBitRate())
-        .SetLinkDelay(nccl.GetLinkDelay());
-    const FabricTopology topology = builder.Build();
     fabricOpts.Configure(opts, topology);
     FabricInstance fabric(topology, opts.GetSeed(), fabricOpts.GetFabric());
     NcclCommunicator comm(fabric.GetFabric(),
                           fabric.GetTopology(),
                           fabric.GetRoutes(),
-                          GpuLayout::OnRails(builder, nccl.GetGpus()),
+                          nccl.GetLayout(),
                           nccl.GetCommunicatorConfig(fabric.IsTcp()));
-    nccl.PrintSetup(stdout, builder, comm, fabric, opts.GetSeed(), fabricOpts.GetLines());
+    nccl.PrintSetup(stdout, comm, fabric, opts.GetSeed(), fabricOpts.GetLines());
 
     std::vector<NcclTestsSweep::Row> rows;
     if (nccl.IsPacket())
@@ -85,7 +86,7 @@ main(int argc, char* argv[])
     nlohmann::json& j = out.Json();
     j["program"] = "nccl-tests";
     j["config"] = opts.OptionsAsJson();
-    nccl.WriteJson(j, builder, topology, comm);
+    nccl.WriteJson(j, topology, comm);
     report.WriteJson(j);
     const uint64_t dropTotal = fabricOpts.WriteJson(j, fabric, out);
     j["retransmitted_packets"] = comm.GetRetransmissions();

@@ -5,7 +5,6 @@
 
 #include "ns3/fabric-topology.h"
 #include "ns3/nccl-datatype.h"
-#include "ns3/rail-optimized-builder.h"
 #include "ns3/units.h"
 
 namespace ns3
@@ -34,6 +33,24 @@ double
 NvlinkGBps(const NcclCommunicator& comm)
 {
     return comm.GetNvSwitch(0) ? comm.GetNvSwitch(0)->GetGpuBandwidth().GetBitRate() / 8e9 : 0;
+}
+
+/// --cluster's kinds, and their names there.
+const std::vector<std::pair<std::string, GpuClusterBuilder::Kind>> CLUSTERS{
+    {"rail", GpuClusterBuilder::RAIL_OPTIMIZED},
+    {"tor", GpuClusterBuilder::TOP_OF_RACK},
+    {"three-tier", GpuClusterBuilder::THREE_TIER}};
+
+/// "2, 5, 8, 11", the first 16 of them then "...".
+std::string
+NodeList(const std::vector<uint32_t>& nodes)
+{
+    std::string text;
+    for (size_t i = 0; i < nodes.size() && i < 16; ++i)
+    {
+        text += (i > 0 ? ", " : "") + std::to_string(nodes[i]);
+    }
+    return nodes.size() > 16 ? text + ", ..." : text;
 }
 } // namespace
 
@@ -72,13 +89,41 @@ NcclTestsOptions::AddOptions(ProgramOptions& opts)
                   m_linkRate);
     opts.AddValue("linkDelay", "propagation delay of every link", m_linkDelay);
     opts.AddValue("nodesPerLeaf",
-                  "servers per rail leaf switch (DGX SuperPOD: 32)",
+                  "servers per leaf switch; without it, as many as --radix allows at "
+                  "--oversubscription (a rail leaf of 64 ports: 32, DGX SuperPOD's unit)",
                   m_nodesPerLeaf);
+    std::vector<std::string> clusters;
+    for (const auto& c : CLUSTERS)
+    {
+        clusters.push_back(c.first);
+    }
+    opts.AddChoice("cluster",
+                   "the cluster's fabric: rail (NIC r of every server on rail r's leaf), tor "
+                   "(every NIC of a server on one leaf; leaf-spine) or three-tier (tor leaves in "
+                   "pods, pod spines, cores)",
+                   m_cluster,
+                   clusters);
+    opts.AddValue("radix",
+                  "ports per switch (NVIDIA Quantum-2 QM9700: 64 of NDR 400 Gb/s; Spectrum-4 "
+                  "SN5600: 128 of 400 GbE)",
+                  m_radix);
+    opts.AddValue("oversubscription",
+                  "a leaf's host ports over its uplinks: 1 (non-blocking), 2 (2:1), 4 (4:1)",
+                  m_oversubscription);
+    opts.AddValue("clusterNodes",
+                  "servers of the cluster, of which the job takes --nodes (0: --nodes)",
+                  m_clusterNodes);
+    opts.AddValue("placement",
+                  "the job's servers on the cluster: contiguous, strided:S (every S-th) or "
+                  "fragmented (random free servers, drawn with --seed, or fragmented:SEED); "
+                  "contiguous and strided take an optional @FIRST server",
+                  m_placement);
 }
 
 void
 NcclTestsOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric)
 {
+    m_nodesPerLeafGiven = opts.IsGiven("nodesPerLeaf");
     fabric.ApplyOptions(opts, m_linkRate);
     try
     {
@@ -150,6 +195,26 @@ NcclTestsOptions::Check()
     {
         throw InputError("--nodesPerLeaf=0", "at least 1");
     }
+    if (m_radix < 2 || m_radix > GpuClusterBuilder::MAX_RADIX)
+    {
+        throw InputError("--radix=" + std::to_string(m_radix) + " is not a switch",
+                         "2 to " + std::to_string(GpuClusterBuilder::MAX_RADIX) +
+                             " ports, e.g. 64 (Quantum-2 QM9700) or 128 (Spectrum-4 SN5600 at "
+                             "400 GbE)");
+    }
+    if (m_oversubscription == 0)
+    {
+        throw InputError("--oversubscription=0",
+                         "a whole ratio of a leaf's host ports to its uplinks: 1 (non-blocking), "
+                         "2 (2:1) or 4 (4:1)");
+    }
+    if (m_clusterNodes != 0 && m_clusterNodes < m_nodes)
+    {
+        throw InputError("--nodes=" + std::to_string(m_nodes) +
+                             " on a cluster of --clusterNodes=" + std::to_string(m_clusterNodes),
+                         "a job of at most the cluster's servers");
+    }
+    ClusterPlacement::Spec::Parse(m_placement, "--placement");
     // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
     sweep.forceAlgorithm = m_algo != "auto";
     sweep.forceProtocol = m_proto != "auto";
@@ -205,6 +270,12 @@ NcclTestsOptions::GetNodesPerLeaf() const
     return m_nodesPerLeaf;
 }
 
+uint32_t
+NcclTestsOptions::GetClusterNodes() const
+{
+    return m_clusterNodes == 0 ? m_nodes : m_clusterNodes;
+}
+
 DataRate
 NcclTestsOptions::GetLinkRate() const
 {
@@ -237,18 +308,100 @@ NcclTestsOptions::GetCommunicatorConfig(bool tcp) const
 ResourceEstimate
 NcclTestsOptions::GetEstimate() const
 {
-    return ResourceEstimate::RailOptimized(m_nodes, m_nics, m_nodesPerLeaf)
-        .AddRanks(static_cast<double>(m_nodes) * m_gpus);
+    const GpuClusterBuilder cluster = GetCluster();
+    ResourceEstimate estimate =
+        m_cluster == "rail" ? ResourceEstimate::RailOptimized(GetClusterNodes(),
+                                                              m_nics,
+                                                              cluster.GetNodesPerLeaf(),
+                                                              cluster.GetNSpines())
+                            : ResourceEstimate::Fabric(
+                                  "a " + cluster.GetDisplayName() + " fabric of " +
+                                      ResourceEstimate::FormatCount(GetClusterNodes()) +
+                                      " nodes x " + ResourceEstimate::FormatCount(m_nics) + " NICs",
+                                  static_cast<double>(cluster.GetNHosts()),
+                                  static_cast<double>(cluster.GetNSwitches()),
+                                  static_cast<double>(cluster.GetNLinks()));
+    estimate.AddRanks(static_cast<double>(m_nodes) * m_gpus);
+    return estimate;
+}
+
+GpuClusterBuilder
+NcclTestsOptions::GetCluster() const
+{
+    auto kind = GpuClusterBuilder::RAIL_OPTIMIZED;
+    for (const auto& c : CLUSTERS)
+    {
+        kind = c.first == m_cluster ? c.second : kind;
+    }
+    GpuClusterBuilder cluster(kind, GetClusterNodes(), m_nics);
+    cluster.SetRadix(m_radix)
+        .SetOversubscription(m_oversubscription)
+        .SetLinkRate(m_linkRate.GetBitRate())
+        .SetLinkDelay(m_linkDelay);
+    if (m_nodesPerLeafGiven)
+    {
+        cluster.SetNodesPerLeaf(m_nodesPerLeaf);
+    }
+    return cluster;
+}
+
+FabricTopology
+NcclTestsOptions::BuildCluster(const ProgramOptions& opts)
+{
+    m_builder = std::make_unique<GpuClusterBuilder>(GetCluster());
+    try
+    {
+        m_builder->Check();
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e.WithContext("--cluster=" + m_cluster));
+    }
+    try
+    {
+        m_spec = ClusterPlacement::Spec::Parse(m_placement, "--placement", opts.GetSeed());
+        m_jobNodes = ClusterPlacement(GetClusterNodes()).Place("nccl-tests", m_nodes, m_spec);
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e.WithContext("--placement=" + m_placement));
+    }
+    return m_builder->Build();
+}
+
+const std::vector<uint32_t>&
+NcclTestsOptions::GetJobNodes() const
+{
+    return m_jobNodes;
+}
+
+GpuLayout
+NcclTestsOptions::GetLayout() const
+{
+    return GpuLayout(m_nodes, m_gpus, m_nics, m_builder->GetNicHosts(m_jobNodes));
+}
+
+bool
+NcclTestsOptions::IsWholeCluster() const
+{
+    for (uint32_t i = 0; i < m_jobNodes.size(); ++i)
+    {
+        if (m_jobNodes[i] != i)
+        {
+            return false;
+        }
+    }
+    return m_jobNodes.size() == GetClusterNodes();
 }
 
 void
 NcclTestsOptions::PrintSetup(FILE* out,
-                             const RailOptimizedBuilder& builder,
                              const NcclCommunicator& comm,
                              const FabricInstance& fabric,
                              uint32_t seed,
                              const std::vector<std::string>& fabricLines) const
 {
+    const GpuClusterBuilder& cluster = *m_builder;
     std::fprintf(out,
                  "# nccl-tests: %s, %u nodes x %u GPUs (%u ranks), %s NVLink %.1f GB/s per GPU, "
                  "%u NICs per node at %.0f Gb/s\n",
@@ -260,17 +413,44 @@ NcclTestsOptions::PrintSetup(FILE* out,
                  NvlinkGBps(comm),
                  m_nics,
                  m_linkRate.GetBitRate() / 1e9);
+    std::string shape;
+    if (cluster.GetKind() == GpuClusterBuilder::THREE_TIER)
+    {
+        shape = std::to_string(cluster.GetNPods()) + " pods of up to " +
+                std::to_string(cluster.GetLeavesPerPod()) + " leaves (" +
+                std::to_string(cluster.GetNodesPerLeaf()) + " nodes each), " +
+                std::to_string(cluster.GetNSpines()) + " pod spines, " +
+                std::to_string(cluster.GetNCores()) + " cores";
+    }
+    else
+    {
+        shape = std::to_string(cluster.GetNLeaves()) + " leaves (" +
+                std::to_string(cluster.GetNodesPerLeaf()) + " nodes each), " +
+                std::to_string(cluster.GetNSpines()) + " spines";
+    }
+    if (m_radix != GpuClusterBuilder::DEFAULT_RADIX || m_oversubscription != 1)
+    {
+        shape += ", " + std::to_string(m_radix) + "-port switches, leaves " +
+                 std::to_string(m_oversubscription) + ":1";
+    }
     std::fprintf(out,
-                 "# %s rail-optimised fabric: %u leaves (%u nodes each), %u spines, %.0f ns per "
-                 "link; %u channels, PXN %s; seed %u\n",
+                 "# %s %s fabric: %s, %.0f ns per link; %u channels, PXN %s; seed %u\n",
                  fabric.GetDisplayName().c_str(),
-                 builder.GetNLeaves(),
-                 builder.GetNodesPerLeaf(),
-                 builder.GetNSpines(),
+                 cluster.GetDisplayName().c_str(),
+                 shape.c_str(),
                  m_linkDelay.GetNanoSeconds() * 1.0,
                  comm.GetNChannels(),
                  m_pxn ? "on" : "off",
                  seed);
+    if (!IsWholeCluster())
+    {
+        std::fprintf(out,
+                     "# job: %u of %u nodes, %s: nodes %s\n",
+                     m_nodes,
+                     GetClusterNodes(),
+                     m_spec.ToString().c_str(),
+                     NodeList(m_jobNodes).c_str());
+    }
     for (const std::string& line : fabricLines)
     {
         std::fprintf(out, "%s\n", line.c_str());
@@ -284,20 +464,47 @@ NcclTestsOptions::PrintSetup(FILE* out,
 
 void
 NcclTestsOptions::WriteJson(nlohmann::json& j,
-                            const RailOptimizedBuilder& builder,
                             const FabricTopology& topology,
                             const NcclCommunicator& comm) const
 {
+    const GpuClusterBuilder& cluster = *m_builder;
     j["mode"] = m_mode;
-    j["topology"] = {{"kind", "rail-optimized"},
-                     {"nodes", m_nodes},
-                     {"rails", m_nics},
-                     {"nodes_per_leaf", builder.GetNodesPerLeaf()},
-                     {"leaves", builder.GetNLeaves()},
-                     {"spines", builder.GetNSpines()},
-                     {"hosts", topology.GetNHosts()},
-                     {"link_rate_bps", m_linkRate.GetBitRate()},
-                     {"link_delay_ns", m_linkDelay.GetNanoSeconds()}};
+    nlohmann::json& topo = j["topology"];
+    topo = {{"kind", cluster.GetKindName()},
+            {"nodes", GetClusterNodes()},
+            {"nodes_per_leaf", cluster.GetNodesPerLeaf()},
+            {"leaves", cluster.GetNLeaves()},
+            {"spines", cluster.GetNSpines()},
+            {"hosts", topology.GetNHosts()},
+            {"link_rate_bps", m_linkRate.GetBitRate()},
+            {"link_delay_ns", m_linkDelay.GetNanoSeconds()}};
+    // A rail cluster of the default switches keeps the keys it always had.
+    if (cluster.GetKind() == GpuClusterBuilder::RAIL_OPTIMIZED)
+    {
+        topo["rails"] = m_nics;
+    }
+    else
+    {
+        topo["nics_per_node"] = m_nics;
+    }
+    if (cluster.GetKind() != GpuClusterBuilder::RAIL_OPTIMIZED ||
+        m_radix != GpuClusterBuilder::DEFAULT_RADIX || m_oversubscription != 1)
+    {
+        topo["radix"] = m_radix;
+        topo["oversubscription"] = cluster.GetOversubscription();
+    }
+    if (cluster.GetKind() == GpuClusterBuilder::THREE_TIER)
+    {
+        topo["pods"] = cluster.GetNPods();
+        topo["leaves_per_pod"] = cluster.GetLeavesPerPod();
+        topo["cores"] = cluster.GetNCores();
+    }
+    if (!IsWholeCluster())
+    {
+        j["placement"] = {{"policy", m_spec.ToString()},
+                          {"cluster_nodes", GetClusterNodes()},
+                          {"nodes", m_jobNodes}};
+    }
     j["communicator"] = {{"ranks", comm.GetNRanks()},
                          {"nodes", m_nodes},
                          {"gpus_per_node", m_gpus},

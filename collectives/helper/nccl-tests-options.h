@@ -6,16 +6,20 @@
 
 #include "fabric-instance.h"
 #include "fabric-run-options.h"
+#include "gpu-layout.h"
 #include "nccl-communicator.h"
 #include "nccl-tests-sweep.h"
 
+#include "ns3/cluster-placement.h"
 #include "ns3/data-rate.h"
+#include "ns3/gpu-cluster-builder.h"
 #include "ns3/nstime.h"
 #include "ns3/program-options.h"
 #include "ns3/resource-estimate.h"
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,15 +28,16 @@ namespace ns3
 {
 
 class FabricTopology;
-class RailOptimizedBuilder;
 
 /**
  * \ingroup collectives
  * \brief nccl-tests' command line on a simulated cluster, so that a program runs an
  * NcclTestsSweep the way people run all_reduce_perf: the sweep as nccl-tests takes it (--op
  * named as its programs, -b/-e/-f, -d, -o, -r, and --algo/--proto for NCCL_ALGO/NCCL_PROTO),
- * the GPU servers it runs on (--nodes x --gpus with --nics, --gpu, --channels, --pxn, on a
- * rail-optimised fabric of --linkRate, --linkDelay and --nodesPerLeaf) and --mode.
+ * the GPU servers it runs on (--nodes x --gpus with --nics, --gpu, --channels, --pxn), the
+ * cluster they are placed on (--cluster: rail-optimised, top-of-rack or three tiers, of
+ * --clusterNodes servers, --radix, --oversubscription, --nodesPerLeaf, --linkRate and
+ * --linkDelay; the job's nodes by --placement) and --mode.
  *
  * Check() rejects what nccl-tests or NCCL would not run, each mistake one InputError naming the
  * option as the user wrote it; the values then give the sweep's Options and sizes, the
@@ -74,38 +79,55 @@ class NcclTestsOptions
     /// NICs per node (after Check: one per GPU unless given).
     uint32_t GetNics() const;
     uint32_t GetNodesPerLeaf() const;
+    /// The cluster's servers: --clusterNodes, or --nodes without it (after Check).
+    uint32_t GetClusterNodes() const;
     DataRate GetLinkRate() const;
     Time GetLinkDelay() const;
     /// Whether every packet is simulated (--mode=packet) rather than NCCL's tuner alone.
     bool IsPacket() const;
     /// The communicator these options ask for; tcp: NCCL's socket transport between nodes.
     NcclCommunicator::Config GetCommunicatorConfig(bool tcp) const;
-    /// What the cluster needs: its rail-optimised fabric and one rank per GPU (before building).
+    /// What the cluster needs: its fabric and one rank per GPU of the job (before building).
     ResourceEstimate GetEstimate() const;
+    /// The cluster's builder as the options size it (after Check; not checked against the radix).
+    GpuClusterBuilder GetCluster() const;
+
+    /**
+     * Build the cluster and place the job on it (after CheckResources): a cluster its switches
+     * cannot join, or a job that does not fit, ends the program (one line, exit 2).
+     * \param opts the parsed options (--seed draws a fragmented placement)
+     * \return the cluster's topology
+     */
+    FabricTopology BuildCluster(const ProgramOptions& opts);
+    /// The job's nodes on the cluster, in rank order (after BuildCluster).
+    const std::vector<uint32_t>& GetJobNodes() const;
+    /// The job's GPUs on its nodes' NICs (after BuildCluster).
+    GpuLayout GetLayout() const;
 
     /**
      * The lines before the table: the collective and the servers, the fabric and the
      * communicator's channels, the fabric's own lines, and where the times come from.
      * \param out where to print
-     * \param builder the fabric as built from these options
-     * \param comm the communicator on it
+     * \param comm the communicator on the cluster (after BuildCluster)
      * \param fabric the fabric instance
      * \param seed the run's seed
      * \param fabricLines FabricRunOptions::GetLines()
      */
     void PrintSetup(FILE* out,
-                    const RailOptimizedBuilder& builder,
                     const NcclCommunicator& comm,
                     const FabricInstance& fabric,
                     uint32_t seed,
                     const std::vector<std::string>& fabricLines) const;
-    /// Write "mode", "topology" and "communicator" of summary.json.
+    /// Write "mode", "topology", "communicator" and, when the job is not the whole cluster in
+    /// order, "placement" of summary.json (after BuildCluster).
     void WriteJson(nlohmann::json& j,
-                   const RailOptimizedBuilder& builder,
                    const FabricTopology& topology,
                    const NcclCommunicator& comm) const;
 
   private:
+    /// Whether the job is the cluster's every node in order (BuildCluster's placement).
+    bool IsWholeCluster() const;
+
     std::string m_opName{"all_reduce"};
     uint64_t m_minBytes{32ULL << 20}; //!< nccl-tests' default -b and -e: 32M
     uint64_t m_maxBytes{32ULL << 20};
@@ -125,6 +147,15 @@ class NcclTestsOptions
     DataRate m_linkRate{"400Gbps"};
     Time m_linkDelay;
     uint32_t m_nodesPerLeaf{32}; //!< DGX SuperPOD's scalable unit
+    bool m_nodesPerLeafGiven{false};
+    std::string m_cluster{"rail"};
+    uint32_t m_radix{GpuClusterBuilder::DEFAULT_RADIX};
+    uint32_t m_oversubscription{1};
+    uint32_t m_clusterNodes{0}; //!< 0: --nodes
+    std::string m_placement{"contiguous"};
+    std::unique_ptr<GpuClusterBuilder> m_builder; //!< BuildCluster's
+    std::vector<uint32_t> m_jobNodes;             //!< BuildCluster's placement
+    ClusterPlacement::Spec m_spec;                //!< BuildCluster's placement
     NcclTestsSweep::Options m_sweep;
     std::vector<uint64_t> m_sizes;
 };

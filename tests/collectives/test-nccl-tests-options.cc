@@ -9,6 +9,8 @@
 
 #include "input-error-of.h"
 
+#include "ns3/fabric-topology.h"
+#include "ns3/gpu-layout.h"
 #include "ns3/input-error.h"
 #include "ns3/nccl-datatype.h"
 #include "ns3/nccl-tests-options.h"
@@ -88,6 +90,51 @@ TEST(NcclTestsOptions, TheCommunicatorOfTheGpuAndItsNics)
     EXPECT_DOUBLE_EQ(p.nccl.GetEstimate().GetRanks(), 24);
 }
 
+TEST(NcclTestsOptions, TheClusterAndTheJobPlacedOnIt)
+{
+    // By default the job is the whole rail-optimised cluster, today's fabric.
+    Parsed rail({});
+    rail.nccl.Check();
+    EXPECT_EQ(rail.nccl.GetClusterNodes(), 2U);
+    const GpuClusterBuilder r = rail.nccl.GetCluster();
+    EXPECT_EQ(r.GetKind(), GpuClusterBuilder::RAIL_OPTIMIZED);
+    EXPECT_EQ(r.GetNodesPerLeaf(), 2U);
+    EXPECT_EQ(r.GetNSpines(), 2U);
+    const FabricTopology railTopo = rail.nccl.BuildCluster(rail.opts);
+    EXPECT_EQ(rail.nccl.GetJobNodes(), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(railTopo.GetNHosts(), 16U);
+    EXPECT_EQ(rail.nccl.GetLayout().GetHost(9), 9U) << "node 1, NIC 1";
+
+    // 4 nodes of 2 GPUs, every 4th of a top-of-rack cluster of 16 at 2:1.
+    Parsed tor({"--cluster=tor",
+                "--nodes=4",
+                "--gpus=2",
+                "--clusterNodes=16",
+                "--placement=strided:4@1",
+                "--oversubscription=2"});
+    tor.nccl.Check();
+    const GpuClusterBuilder t = tor.nccl.GetCluster();
+    EXPECT_EQ(t.GetKind(), GpuClusterBuilder::TOP_OF_RACK);
+    EXPECT_EQ(t.GetNNodes(), 16U);
+    EXPECT_EQ(t.GetNodesPerLeaf(), 16U) << "42 host ports: 21 nodes of 2 NICs, all 16 of them";
+    EXPECT_EQ(t.GetLeafUplinks(), 16U);
+    const ResourceEstimate e = tor.nccl.GetEstimate();
+    EXPECT_DOUBLE_EQ(e.GetHosts(), 32);
+    EXPECT_DOUBLE_EQ(e.GetSwitches(), 1 + 16);
+    EXPECT_DOUBLE_EQ(e.GetRanks(), 8) << "the job's GPUs";
+    EXPECT_EQ(e.GetWhat(), "a top-of-rack fabric of 16 nodes x 2 NICs");
+    tor.nccl.BuildCluster(tor.opts);
+    EXPECT_EQ(tor.nccl.GetJobNodes(), (std::vector<uint32_t>{1, 5, 9, 13}));
+    const GpuLayout layout = tor.nccl.GetLayout();
+    EXPECT_EQ(layout.GetNRanks(), 8U);
+    EXPECT_EQ(layout.GetHost(3), 5U * 2 + 1) << "rank 3: the job's node 1 (node 5), NIC 1";
+
+    Parsed three({"--cluster=three-tier", "--nodes=8", "--gpus=8", "--mode=analytical"});
+    three.nccl.Check();
+    EXPECT_EQ(three.nccl.GetCluster().GetKind(), GpuClusterBuilder::THREE_TIER);
+    EXPECT_EQ(three.nccl.GetCluster().GetNPods(), 1U);
+}
+
 TEST(NcclTestsOptions, EachMistakeNamesItsOption)
 {
     const struct
@@ -121,6 +168,20 @@ TEST(NcclTestsOptions, EachMistakeNamesItsOption)
          "--algo=tree runs all_reduce only (NCCL's trees)",
          "--algo=ring or auto for all_gather"},
         {{"--nodesPerLeaf=0"}, "--nodesPerLeaf=0", "at least 1"},
+        {{"--radix=1"},
+         "--radix=1 is not a switch",
+         "2 to 65536 ports, e.g. 64 (Quantum-2 QM9700) or 128 (Spectrum-4 SN5600 at 400 GbE)"},
+        {{"--oversubscription=0"},
+         "--oversubscription=0",
+         "a whole ratio of a leaf's host ports to its uplinks: 1 (non-blocking), 2 (2:1) or 4 "
+         "(4:1)"},
+        {{"--nodes=4", "--clusterNodes=3"},
+         "--nodes=4 on a cluster of --clusterNodes=3",
+         "a job of at most the cluster's servers"},
+        {{"--placement=strided"},
+         "--placement: \"strided\" is not a placement",
+         "contiguous, strided:S (every S-th node, S >= 1) or fragmented, each with an optional "
+         "@FIRST node (contiguous, strided) or :SEED (fragmented), e.g. strided:4"},
         {{"-b", "1K", "-e", "1K", "-f", "1"},
          "-b/-e/-f: sweep factor \"1\" is not an integer >= 2",
          "e.g. 8:1GiB:2"},

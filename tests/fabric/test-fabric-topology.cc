@@ -189,6 +189,41 @@ TEST(FabricLeafSpine, Oversubscription)
     EXPECT_THROW(LeafSpineBuilder(2, 2, 0), std::invalid_argument);
 }
 
+TEST(FabricLeafSpine, FewerHostsAndLeavesAsPods)
+{
+    // 4 leaves of up to 8 hosts, 27 hosts: the last leaf has 3.
+    LeafSpineBuilder b(4, 2, 8);
+    b.SetNHosts(27).SetLeafPods(true);
+    EXPECT_EQ(b.GetNHosts(), 27U);
+    EXPECT_EQ(b.GetNLinks(), 27U + 8);
+    const FabricTopology topo = b.Build();
+    EXPECT_EQ(topo.GetNHosts(), 27U);
+    EXPECT_EQ(topo.GetPorts(topo.FindNode("leaf3")).size(), 3U + 2);
+    EXPECT_EQ(topo.GetNode(topo.GetPeer(26, 0).first).name, "leaf3");
+    EXPECT_EQ(topo.GetNode(26).pod, 3);
+    EXPECT_EQ(topo.GetNode(topo.FindNode("leaf3")).pod, 3);
+    EXPECT_EQ(topo.GetNode(topo.FindNode("spine0")).pod, -1);
+    EXPECT_EQ(LeafSpineBuilder(4, 2, 8).Build().GetNode(26).pod, -1) << "no pods by default";
+    // Every leaf keeps a host.
+    EXPECT_THROW(b.SetNHosts(24), std::invalid_argument);
+    EXPECT_THROW(b.SetNHosts(33), std::invalid_argument);
+}
+
+TEST(FabricClos, FewerHostsLeaveOutEmptyTorsAndPods)
+{
+    // 5 pods of 4 ToRs of 16 hosts; 70 hosts fill 4 ToRs and 6 hosts of a fifth, in 2 pods.
+    const FabricTopology t = ClosBuilder().SetNHosts(70).Build();
+    EXPECT_EQ(t.GetNHosts(), 70u);
+    // 5 ToRs, 2 x 4 aggregation switches, 16 cores.
+    EXPECT_EQ(t.GetNNodes() - t.GetNHosts(), 5u + 8u + 16u);
+    EXPECT_EQ(t.GetNLinks(), 70u + 5u * 4u + 8u * 4u);
+    EXPECT_EQ(t.GetNode(69).pod, 1);
+    EXPECT_EQ(t.GetNode(t.GetPeer(69, 0).first).name, "tor1-0");
+    EXPECT_EQ(t.FindNode("tor1-1"), -1);
+    EXPECT_EQ(t.GetPorts(t.FindNode("core0")).size(), 2u) << "one port per pod built";
+    EXPECT_THROW(ClosBuilder().SetNHosts(321).Build(), std::invalid_argument);
+}
+
 TEST(FabricTopology, Misuse)
 {
     FabricTopology t;

@@ -3,7 +3,9 @@
  */
 #include "clos-builder.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -66,6 +68,13 @@ ClosBuilder::SetLinkDelay(Time delay)
     return *this;
 }
 
+ClosBuilder&
+ClosBuilder::SetNHosts(uint32_t hosts)
+{
+    m_nHosts = hosts;
+    return *this;
+}
+
 FabricTopology
 ClosBuilder::Build() const
 {
@@ -75,26 +84,32 @@ ClosBuilder::Build() const
         throw std::invalid_argument("a Clos needs pods, ToRs, aggregation switches, hosts and "
                                     "cores, with cores a multiple of aggregation switches per pod");
     }
+    const uint64_t capacity = uint64_t(m_pods) * m_tors * m_hosts;
+    if (m_nHosts > capacity)
+    {
+        throw std::invalid_argument("a Clos of " + std::to_string(capacity) +
+                                    " host ports cannot take " + std::to_string(m_nHosts) +
+                                    " hosts");
+    }
+    const uint32_t nHosts = m_nHosts > 0 ? m_nHosts : static_cast<uint32_t>(capacity);
+    // ToRs and pods that get a host; the last of each may be partly filled.
+    const uint32_t nTors = (nHosts + m_hosts - 1) / m_hosts;
+    const uint32_t nPods = (nTors + m_tors - 1) / m_tors;
+    auto torsIn = [&](uint32_t p) { return std::min(m_tors, nTors - p * m_tors); };
     FabricTopology t;
     const uint32_t coresPerAgg = m_cores / m_aggs;
-    for (uint32_t p = 0; p < m_pods; ++p)
+    for (uint32_t h = 0; h < nHosts; ++h)
     {
-        for (uint32_t r = 0; r < m_tors; ++r)
-        {
-            for (uint32_t h = 0; h < m_hosts; ++h)
-            {
-                t.AddNode(FabricTopology::HOST,
-                          "host" + std::to_string((p * m_tors + r) * m_hosts + h),
-                          0,
-                          static_cast<int32_t>(p));
-            }
-        }
+        t.AddNode(FabricTopology::HOST,
+                  "host" + std::to_string(h),
+                  0,
+                  static_cast<int32_t>(h / m_hosts / m_tors));
     }
     std::vector<uint32_t> tors;
     std::vector<uint32_t> aggs;
-    for (uint32_t p = 0; p < m_pods; ++p)
+    for (uint32_t p = 0; p < nPods; ++p)
     {
-        for (uint32_t r = 0; r < m_tors; ++r)
+        for (uint32_t r = 0; r < torsIn(p); ++r)
         {
             tors.push_back(t.AddNode(FabricTopology::SWITCH,
                                      "tor" + std::to_string(p) + "-" + std::to_string(r),
@@ -114,16 +129,13 @@ ClosBuilder::Build() const
     {
         cores.push_back(t.AddNode(FabricTopology::SWITCH, "core" + std::to_string(c), 3));
     }
-    for (uint32_t tor = 0; tor < tors.size(); ++tor)
+    for (uint32_t h = 0; h < nHosts; ++h)
     {
-        for (uint32_t h = 0; h < m_hosts; ++h)
-        {
-            t.AddLink(tor * m_hosts + h, tors[tor], m_hostBps, m_delay);
-        }
+        t.AddLink(h, tors[h / m_hosts], m_hostBps, m_delay);
     }
-    for (uint32_t p = 0; p < m_pods; ++p)
+    for (uint32_t p = 0; p < nPods; ++p)
     {
-        for (uint32_t r = 0; r < m_tors; ++r)
+        for (uint32_t r = 0; r < torsIn(p); ++r)
         {
             for (uint32_t a = 0; a < m_aggs; ++a)
             {

@@ -16,7 +16,9 @@ namespace ns3
  * cores (cores / aggs-per-pod of them). The defaults are the HPCC simulator's 320-host fat-tree
  * (fat.txt; shared/reference/prior-art.md): 5 pods of 4 ToR + 4 aggregation switches, 16 hosts
  * per ToR at 100 Gb/s, 400 Gb/s fabric links, 16 cores, 1 us per link; 56 switches.
- * Hosts come first, ToR by ToR.
+ * Hosts come first, ToR by ToR; then, pod by pod, the pod's ToRs "torP-T" (tier 1) and
+ * aggregation switches "aggP-A" (tier 2); then the cores "coreC" (tier 3). Hosts, ToRs and
+ * aggregation switches carry their pod, cores -1 (as FatTreeBuilder's).
  */
 class ClosBuilder
 {
@@ -30,7 +32,12 @@ class ClosBuilder
     ClosBuilder& SetHostLinkRate(uint64_t bps);
     ClosBuilder& SetFabricLinkRate(uint64_t bps);
     ClosBuilder& SetLinkDelay(Time delay);
-    /// Throws std::invalid_argument when cores is not a multiple of aggs per pod.
+    /// Fewer hosts than pods x ToRs x hosts per ToR (0, the default: all of them): they fill
+    /// the ToRs in order, the last ToR has the rest; ToRs and pods left without a host are not
+    /// built (their aggregation switches neither).
+    ClosBuilder& SetNHosts(uint32_t hosts);
+    /// Throws std::invalid_argument when cores is not a multiple of aggs per pod, or when more
+    /// hosts were asked for than the ToRs hold.
     FabricTopology Build() const;
 
   private:
@@ -39,6 +46,7 @@ class ClosBuilder
     uint32_t m_aggs{4};
     uint32_t m_hosts{16};
     uint32_t m_cores{16};
+    uint32_t m_nHosts{0}; //!< SetNHosts; 0: every ToR full
     uint64_t m_hostBps{100000000000ULL};
     uint64_t m_fabricBps{400000000000ULL};
     Time m_delay{MicroSeconds(1)};

@@ -18,6 +18,7 @@ LeafSpineBuilder::LeafSpineBuilder(uint32_t leaves, uint32_t spines, uint32_t ho
     : m_leaves(leaves),
       m_spines(spines),
       m_hostsPerLeaf(hostsPerLeaf),
+      m_hosts(leaves * hostsPerLeaf),
       // One link per pair: the plain folded Clos.
       m_parallel(1),
       // 100 Gb/s and 1 us: ConWeave's leaf_spine_128_100G_OS2 ("all 100 Gbps / 1 us",
@@ -65,10 +66,30 @@ LeafSpineBuilder::SetLinkDelay(Time delay)
     return *this;
 }
 
+LeafSpineBuilder&
+LeafSpineBuilder::SetNHosts(uint32_t n)
+{
+    if (n <= (m_leaves - 1) * m_hostsPerLeaf || n > m_leaves * m_hostsPerLeaf)
+    {
+        throw std::invalid_argument("leaf-spine: " + std::to_string(n) + " hosts on " +
+                                    std::to_string(m_leaves) + " leaves of " +
+                                    std::to_string(m_hostsPerLeaf) + " leave a leaf empty");
+    }
+    m_hosts = n;
+    return *this;
+}
+
+LeafSpineBuilder&
+LeafSpineBuilder::SetLeafPods(bool on)
+{
+    m_leafPods = on;
+    return *this;
+}
+
 uint32_t
 LeafSpineBuilder::GetNHosts() const
 {
-    return m_leaves * m_hostsPerLeaf;
+    return m_hosts;
 }
 
 uint32_t
@@ -97,14 +118,16 @@ LeafSpineBuilder::Build() const
 {
     NS_LOG_FUNCTION(this);
     FabricTopology topo;
+    // Pod of a leaf and of its hosts: the leaf's index when leaves are pods.
+    auto pod = [this](uint32_t l) { return m_leafPods ? static_cast<int32_t>(l) : -1; };
     for (uint32_t h = 0; h < GetNHosts(); ++h)
     {
-        topo.AddNode(FabricTopology::HOST, "host" + std::to_string(h), 0, -1);
+        topo.AddNode(FabricTopology::HOST, "host" + std::to_string(h), 0, pod(h / m_hostsPerLeaf));
     }
     std::vector<uint32_t> leaf;
     for (uint32_t l = 0; l < m_leaves; ++l)
     {
-        leaf.push_back(topo.AddNode(FabricTopology::SWITCH, "leaf" + std::to_string(l), 1, -1));
+        leaf.push_back(topo.AddNode(FabricTopology::SWITCH, "leaf" + std::to_string(l), 1, pod(l)));
     }
     std::vector<uint32_t> spine;
     for (uint32_t s = 0; s < m_spines; ++s)

@@ -19,9 +19,9 @@ namespace ns3
  * \brief Builds a two-tier leaf-spine (folded Clos) fabric: every leaf connects to every spine.
  *
  * Guarantees about ids: hosts first (host h = node h, attached to leaf h / hostsPerLeaf, named
- * "hostH"), then leaves "leafL" (tier 1), then spines "spineS" (tier 2); pods are -1. Leaf
- * ports 0..H-1 face hosts; then, spine by spine, the parallel links to that spine. Spine port
- * l*P+j is the j-th parallel link to leaf l (P = parallel links per pair).
+ * "hostH"), then leaves "leafL" (tier 1), then spines "spineS" (tier 2); pods are -1 (unless
+ * SetLeafPods). Leaf ports 0..H-1 face hosts; then, spine by spine, the parallel links to that
+ * spine. Spine port l*P+j is the j-th parallel link to leaf l (P = parallel links per pair).
  */
 class LeafSpineBuilder
 {
@@ -42,6 +42,22 @@ class LeafSpineBuilder
     LeafSpineBuilder& SetParallelLinks(uint32_t n);
     /** \param delay propagation delay of every link \return *this */
     LeafSpineBuilder& SetLinkDelay(Time delay);
+    /**
+     * \brief Fewer hosts than leaves x hostsPerLeaf: they fill the leaves in order, the last
+     * leaf has the rest. Every leaf must keep a host: n must be above (leaves - 1) x
+     * hostsPerLeaf and at most leaves x hostsPerLeaf (else std::invalid_argument).
+     * \param n hosts
+     * \return *this
+     */
+    LeafSpineBuilder& SetNHosts(uint32_t n);
+    /**
+     * \brief Make each leaf and its hosts a pod (pod l: leaf l and its hosts; spines -1), so
+     * that FabricTopology::AssignPartitions keeps a leaf with its hosts, as it keeps a fat-tree's
+     * pods. Off by default.
+     * \param on whether leaves are pods
+     * \return *this
+     */
+    LeafSpineBuilder& SetLeafPods(bool on);
 
     /** \return the topology */
     FabricTopology Build() const;
@@ -62,6 +78,8 @@ class LeafSpineBuilder
     uint32_t m_leaves;       //!< Number of leaves.
     uint32_t m_spines;       //!< Number of spines.
     uint32_t m_hostsPerLeaf; //!< Hosts per leaf.
+    uint32_t m_hosts;        //!< Hosts in all.
+    bool m_leafPods{false};  //!< Whether leaf l and its hosts are pod l.
     uint32_t m_parallel;     //!< Links per leaf-spine pair.
     uint64_t m_hostRate;     //!< Host link rate, bit/s.
     uint64_t m_uplinkRate;   //!< Leaf-spine link rate, bit/s.
