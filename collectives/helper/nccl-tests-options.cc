@@ -35,12 +35,6 @@ NvlinkGBps(const NcclCommunicator& comm)
     return comm.GetNvSwitch(0) ? comm.GetNvSwitch(0)->GetGpuBandwidth().GetBitRate() / 8e9 : 0;
 }
 
-/// --cluster's kinds, and their names there.
-const std::vector<std::pair<std::string, GpuClusterBuilder::Kind>> CLUSTERS{
-    {"rail", GpuClusterBuilder::RAIL_OPTIMIZED},
-    {"tor", GpuClusterBuilder::TOP_OF_RACK},
-    {"three-tier", GpuClusterBuilder::THREE_TIER}};
-
 /// "2, 5, 8, 11", the first 16 of them then "...".
 std::string
 NodeList(const std::vector<uint32_t>& nodes)
@@ -54,10 +48,7 @@ NodeList(const std::vector<uint32_t>& nodes)
 }
 } // namespace
 
-NcclTestsOptions::NcclTestsOptions()
-    : m_linkDelay(MicroSeconds(1))
-{
-}
+NcclTestsOptions::NcclTestsOptions() = default;
 
 void
 NcclTestsOptions::AddOptions(ProgramOptions& opts)
@@ -84,35 +75,8 @@ NcclTestsOptions::AddOptions(ProgramOptions& opts)
                    "packet: simulate every packet; analytical: NCCL's tuner alone",
                    m_mode,
                    {"packet", "analytical"});
-    opts.AddValue("linkRate",
-                  "rate of every link (without it, --ibGeneration's rate if given)",
-                  m_linkRate);
-    opts.AddValue("linkDelay", "propagation delay of every link", m_linkDelay);
-    opts.AddValue("nodesPerLeaf",
-                  "servers per leaf switch; without it, as many as --radix allows at "
-                  "--oversubscription (a rail leaf of 64 ports: 32, DGX SuperPOD's unit)",
-                  m_nodesPerLeaf);
-    std::vector<std::string> clusters;
-    for (const auto& c : CLUSTERS)
-    {
-        clusters.push_back(c.first);
-    }
-    opts.AddChoice("cluster",
-                   "the cluster's fabric: rail (NIC r of every server on rail r's leaf), tor "
-                   "(every NIC of a server on one leaf; leaf-spine) or three-tier (tor leaves in "
-                   "pods, pod spines, cores)",
-                   m_cluster,
-                   clusters);
-    opts.AddValue("radix",
-                  "ports per switch (NVIDIA Quantum-2 QM9700: 64 of NDR 400 Gb/s; Spectrum-4 "
-                  "SN5600: 128 of 400 GbE)",
-                  m_radix);
-    opts.AddValue("oversubscription",
-                  "a leaf's host ports over its uplinks: 1 (non-blocking), 2 (2:1), 4 (4:1)",
-                  m_oversubscription);
-    opts.AddValue("clusterNodes",
-                  "servers of the cluster, of which the job takes --nodes (0: --nodes)",
-                  m_clusterNodes);
+    m_clusterOptions.AddOptions(opts,
+                                "rate of every link (without it, --ibGeneration's rate if given)");
     opts.AddValue("placement",
                   "the job's servers on the cluster: contiguous, strided:S (every S-th) or "
                   "fragmented (random free servers, drawn with --seed, or fragmented:SEED); "
@@ -123,8 +87,10 @@ NcclTestsOptions::AddOptions(ProgramOptions& opts)
 void
 NcclTestsOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric)
 {
-    m_nodesPerLeafGiven = opts.IsGiven("nodesPerLeaf");
-    fabric.ApplyOptions(opts, m_linkRate);
+    m_clusterOptions.ApplyOptions(opts);
+    DataRate linkRate = m_clusterOptions.GetLinkRate();
+    fabric.ApplyOptions(opts, linkRate); // --ibGeneration's rate unless --linkRate is given
+    m_clusterOptions.SetLinkRate(linkRate);
     try
     {
         Check();
@@ -191,29 +157,7 @@ NcclTestsOptions::Check()
         throw InputError("--algo=tree runs all_reduce only (NCCL's trees)",
                          "--algo=ring or auto for " + m_opName);
     }
-    if (m_nodesPerLeaf == 0)
-    {
-        throw InputError("--nodesPerLeaf=0", "at least 1");
-    }
-    if (m_radix < 2 || m_radix > GpuClusterBuilder::MAX_RADIX)
-    {
-        throw InputError("--radix=" + std::to_string(m_radix) + " is not a switch",
-                         "2 to " + std::to_string(GpuClusterBuilder::MAX_RADIX) +
-                             " ports, e.g. 64 (Quantum-2 QM9700) or 128 (Spectrum-4 SN5600 at "
-                             "400 GbE)");
-    }
-    if (m_oversubscription == 0)
-    {
-        throw InputError("--oversubscription=0",
-                         "a whole ratio of a leaf's host ports to its uplinks: 1 (non-blocking), "
-                         "2 (2:1) or 4 (4:1)");
-    }
-    if (m_clusterNodes != 0 && m_clusterNodes < m_nodes)
-    {
-        throw InputError("--nodes=" + std::to_string(m_nodes) +
-                             " on a cluster of --clusterNodes=" + std::to_string(m_clusterNodes),
-                         "a job of at most the cluster's servers");
-    }
+    m_clusterOptions.Check(m_nodes, "--nodes=" + std::to_string(m_nodes));
     ClusterPlacement::Spec::Parse(m_placement, "--placement");
     // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
     sweep.forceAlgorithm = m_algo != "auto";
@@ -265,27 +209,9 @@ NcclTestsOptions::GetNics() const
 }
 
 uint32_t
-NcclTestsOptions::GetNodesPerLeaf() const
-{
-    return m_nodesPerLeaf;
-}
-
-uint32_t
 NcclTestsOptions::GetClusterNodes() const
 {
-    return m_clusterNodes == 0 ? m_nodes : m_clusterNodes;
-}
-
-DataRate
-NcclTestsOptions::GetLinkRate() const
-{
-    return m_linkRate;
-}
-
-Time
-NcclTestsOptions::GetLinkDelay() const
-{
-    return m_linkDelay;
+    return m_clusterOptions.GetClusterNodes(m_nodes);
 }
 
 bool
@@ -308,19 +234,7 @@ NcclTestsOptions::GetCommunicatorConfig(bool tcp) const
 ResourceEstimate
 NcclTestsOptions::GetEstimate() const
 {
-    const GpuClusterBuilder cluster = GetCluster();
-    ResourceEstimate estimate =
-        m_cluster == "rail" ? ResourceEstimate::RailOptimized(GetClusterNodes(),
-                                                              m_nics,
-                                                              cluster.GetNodesPerLeaf(),
-                                                              cluster.GetNSpines())
-                            : ResourceEstimate::Fabric(
-                                  "a " + cluster.GetDisplayName() + " fabric of " +
-                                      ResourceEstimate::FormatCount(GetClusterNodes()) +
-                                      " nodes x " + ResourceEstimate::FormatCount(m_nics) + " NICs",
-                                  static_cast<double>(cluster.GetNHosts()),
-                                  static_cast<double>(cluster.GetNSwitches()),
-                                  static_cast<double>(cluster.GetNLinks()));
+    ResourceEstimate estimate = ClusterOptions::GetEstimate(GetCluster());
     estimate.AddRanks(static_cast<double>(m_nodes) * m_gpus);
     return estimate;
 }
@@ -328,35 +242,14 @@ NcclTestsOptions::GetEstimate() const
 GpuClusterBuilder
 NcclTestsOptions::GetCluster() const
 {
-    auto kind = GpuClusterBuilder::RAIL_OPTIMIZED;
-    for (const auto& c : CLUSTERS)
-    {
-        kind = c.first == m_cluster ? c.second : kind;
-    }
-    GpuClusterBuilder cluster(kind, GetClusterNodes(), m_nics);
-    cluster.SetRadix(m_radix)
-        .SetOversubscription(m_oversubscription)
-        .SetLinkRate(m_linkRate.GetBitRate())
-        .SetLinkDelay(m_linkDelay);
-    if (m_nodesPerLeafGiven)
-    {
-        cluster.SetNodesPerLeaf(m_nodesPerLeaf);
-    }
-    return cluster;
+    return m_clusterOptions.GetBuilder(GetClusterNodes(), m_nics);
 }
 
 FabricTopology
 NcclTestsOptions::BuildCluster(const ProgramOptions& opts)
 {
     m_builder = std::make_unique<GpuClusterBuilder>(GetCluster());
-    try
-    {
-        m_builder->Check();
-    }
-    catch (const InputError& e)
-    {
-        opts.Fail(e.WithContext("--cluster=" + m_cluster));
-    }
+    FabricTopology topology = m_clusterOptions.Build(opts, *m_builder);
     try
     {
         m_spec = ClusterPlacement::Spec::Parse(m_placement, "--placement", opts.GetSeed());
@@ -366,7 +259,7 @@ NcclTestsOptions::BuildCluster(const ProgramOptions& opts)
     {
         opts.Fail(e.WithContext("--placement=" + m_placement));
     }
-    return m_builder->Build();
+    return topology;
 }
 
 const std::vector<uint32_t>&
@@ -412,33 +305,14 @@ NcclTestsOptions::PrintSetup(FILE* out,
                  m_gpu.c_str(),
                  NvlinkGBps(comm),
                  m_nics,
-                 m_linkRate.GetBitRate() / 1e9);
-    std::string shape;
-    if (cluster.GetKind() == GpuClusterBuilder::THREE_TIER)
-    {
-        shape = std::to_string(cluster.GetNPods()) + " pods of up to " +
-                std::to_string(cluster.GetLeavesPerPod()) + " leaves (" +
-                std::to_string(cluster.GetNodesPerLeaf()) + " nodes each), " +
-                std::to_string(cluster.GetNSpines()) + " pod spines, " +
-                std::to_string(cluster.GetNCores()) + " cores";
-    }
-    else
-    {
-        shape = std::to_string(cluster.GetNLeaves()) + " leaves (" +
-                std::to_string(cluster.GetNodesPerLeaf()) + " nodes each), " +
-                std::to_string(cluster.GetNSpines()) + " spines";
-    }
-    if (m_radix != GpuClusterBuilder::DEFAULT_RADIX || m_oversubscription != 1)
-    {
-        shape += ", " + std::to_string(m_radix) + "-port switches, leaves " +
-                 std::to_string(m_oversubscription) + ":1";
-    }
+                 m_clusterOptions.GetLinkRate().GetBitRate() / 1e9);
+    const std::string shape = m_clusterOptions.DescribeShape(cluster);
     std::fprintf(out,
                  "# %s %s fabric: %s, %.0f ns per link; %u channels, PXN %s; seed %u\n",
                  fabric.GetDisplayName().c_str(),
                  cluster.GetDisplayName().c_str(),
                  shape.c_str(),
-                 m_linkDelay.GetNanoSeconds() * 1.0,
+                 m_clusterOptions.GetLinkDelay().GetNanoSeconds() * 1.0,
                  comm.GetNChannels(),
                  m_pxn ? "on" : "off",
                  seed);
@@ -469,36 +343,7 @@ NcclTestsOptions::WriteJson(nlohmann::json& j,
 {
     const GpuClusterBuilder& cluster = *m_builder;
     j["mode"] = m_mode;
-    nlohmann::json& topo = j["topology"];
-    topo = {{"kind", cluster.GetKindName()},
-            {"nodes", GetClusterNodes()},
-            {"nodes_per_leaf", cluster.GetNodesPerLeaf()},
-            {"leaves", cluster.GetNLeaves()},
-            {"spines", cluster.GetNSpines()},
-            {"hosts", topology.GetNHosts()},
-            {"link_rate_bps", m_linkRate.GetBitRate()},
-            {"link_delay_ns", m_linkDelay.GetNanoSeconds()}};
-    // A rail cluster of the default switches keeps the keys it always had.
-    if (cluster.GetKind() == GpuClusterBuilder::RAIL_OPTIMIZED)
-    {
-        topo["rails"] = m_nics;
-    }
-    else
-    {
-        topo["nics_per_node"] = m_nics;
-    }
-    if (cluster.GetKind() != GpuClusterBuilder::RAIL_OPTIMIZED ||
-        m_radix != GpuClusterBuilder::DEFAULT_RADIX || m_oversubscription != 1)
-    {
-        topo["radix"] = m_radix;
-        topo["oversubscription"] = cluster.GetOversubscription();
-    }
-    if (cluster.GetKind() == GpuClusterBuilder::THREE_TIER)
-    {
-        topo["pods"] = cluster.GetNPods();
-        topo["leaves_per_pod"] = cluster.GetLeavesPerPod();
-        topo["cores"] = cluster.GetNCores();
-    }
+    j["topology"] = m_clusterOptions.TopologyJson(cluster, topology);
     if (!IsWholeCluster())
     {
         j["placement"] = {{"policy", m_spec.ToString()},

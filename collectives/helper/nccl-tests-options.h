@@ -4,6 +4,7 @@
 #ifndef NCCL_TESTS_OPTIONS_H
 #define NCCL_TESTS_OPTIONS_H
 
+#include "cluster-options.h"
 #include "fabric-instance.h"
 #include "fabric-run-options.h"
 #include "gpu-layout.h"
@@ -78,11 +79,8 @@ class NcclTestsOptions
     uint32_t GetGpus() const;
     /// NICs per node (after Check: one per GPU unless given).
     uint32_t GetNics() const;
-    uint32_t GetNodesPerLeaf() const;
     /// The cluster's servers: --clusterNodes, or --nodes without it (after Check).
     uint32_t GetClusterNodes() const;
-    DataRate GetLinkRate() const;
-    Time GetLinkDelay() const;
     /// Whether every packet is simulated (--mode=packet) rather than NCCL's tuner alone.
     bool IsPacket() const;
     /// The communicator these options ask for; tcp: NCCL's socket transport between nodes.
@@ -144,14 +142,7 @@ class NcclTestsOptions
     bool m_pxn{true};
     std::string m_gpu{"h100"};
     std::string m_mode{"packet"};
-    DataRate m_linkRate{"400Gbps"};
-    Time m_linkDelay;
-    uint32_t m_nodesPerLeaf{32}; //!< DGX SuperPOD's scalable unit
-    bool m_nodesPerLeafGiven{false};
-    std::string m_cluster{"rail"};
-    uint32_t m_radix{GpuClusterBuilder::DEFAULT_RADIX};
-    uint32_t m_oversubscription{1};
-    uint32_t m_clusterNodes{0}; //!< 0: --nodes
+    ClusterOptions m_clusterOptions; //!< The cluster's options.
     std::string m_placement{"contiguous"};
     std::unique_ptr<GpuClusterBuilder> m_builder; //!< BuildCluster's
     std::vector<uint32_t> m_jobNodes;             //!< BuildCluster's placement

@@ -137,11 +137,7 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
     const auto [nodes, gpus] = Placement(comm, m_cluster.gpusPerNode);
     double seconds = -1;
     uint64_t hops = 0;
-    if (!m_cluster.congestionControl.empty())
-    {
-        Config::SetDefault("ns3::RdmaEngine::CongestionControl",
-                           StringValue(m_cluster.congestionControl));
-    }
+    SelectCongestionControl(m_cluster.congestionControl);
     {
         RailOptimizedBuilder builder(nodes, gpus);
         builder.SetHostLinkRate(m_cluster.nicRate.GetBitRate())
@@ -174,6 +170,15 @@ StepCollectiveTimer::Simulate(const StepGraph::Communicator& comm,
     entry.wallSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     return seconds;
+}
+
+void
+StepCollectiveTimer::SelectCongestionControl(const std::string& typeName)
+{
+    if (!typeName.empty())
+    {
+        Config::SetDefault("ns3::RdmaEngine::CongestionControl", StringValue(typeName));
+    }
 }
 
 NcclCommunicator::Request

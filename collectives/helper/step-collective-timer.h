@@ -110,6 +110,13 @@ class StepCollectiveTimer
      */
     static NcclCommunicator::Request RequestOf(CollectiveOp op, uint64_t bytes);
 
+    /**
+     * Make a congestion control the RDMA engines' default (ns3::RdmaEngine::CongestionControl)
+     * for the fabrics built next.
+     * \param typeName its TypeId name; "" leaves the default as configured
+     */
+    static void SelectCongestionControl(const std::string& typeName);
+
     const std::vector<Entry>& GetEntries() const;
     /// The entries as summary.json rows, with algbw and busbw.
     nlohmann::json ToJson() const;

@@ -46,6 +46,18 @@ class StepExecutor
         std::array<double, StepGraph::N_CATEGORIES> busy{};
         /// The time any collective ran on the rank (categories that overlap count once).
         double communicating{0};
+
+        /// Exposed communication of a category.
+        double Exposed(StepGraph::Category c) const
+        {
+            return exposed[static_cast<size_t>(c)];
+        }
+
+        /// Busy time of a category.
+        double Busy(StepGraph::Category c) const
+        {
+            return busy[static_cast<size_t>(c)];
+        }
     };
 
     struct Result

@@ -1,0 +1,140 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "job-mix.h"
+
+#include "fabric-instance.h"
+#include "job-executor.h"
+#include "step-collective-timer.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <memory>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("JobMix");
+
+JobMix::JobMix(const Cluster& cluster)
+    : m_cluster(cluster)
+{
+}
+
+void
+JobMix::Add(const Job& job)
+{
+    const TransformerStepBuilder::Config& c = job.step;
+    NS_ABORT_MSG_IF(!TransformerStepBuilder::Check(c).empty(),
+                    "JobMix: " << job.name << ": " << TransformerStepBuilder::Check(c));
+    NS_ABORT_MSG_IF(static_cast<uint64_t>(job.nodes.size()) * m_cluster.gpusPerNode !=
+                        static_cast<uint64_t>(c.tp) * c.pp * c.dp,
+                    "JobMix: " << job.name << ": " << job.nodes.size() << " nodes for "
+                               << c.tp * c.pp * c.dp << " GPUs");
+    m_jobs.push_back(job);
+    m_steps.push_back(TransformerStepBuilder::Build(c));
+    m_graphs.emplace_back(m_steps.back(), JobGraph::Layout{c.tp, c.pp, c.dp});
+    m_outcomes.emplace_back();
+}
+
+void
+JobMix::Run(bool alone)
+{
+    std::vector<uint32_t> all;
+    for (uint32_t j = 0; j < m_jobs.size(); ++j)
+    {
+        all.push_back(j);
+    }
+    RunJobs(all, false);
+    if (alone && m_jobs.size() > 1)
+    {
+        for (uint32_t j = 0; j < m_jobs.size(); ++j)
+        {
+            RunJobs({j}, true);
+        }
+    }
+}
+
+void
+JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
+{
+    StepCollectiveTimer::SelectCongestionControl(m_cluster.congestionControl);
+    {
+        FabricInstance fabric(m_cluster.builder.Build(), m_cluster.seed, m_cluster.fabric);
+        std::vector<std::unique_ptr<JobExecutor>> execs;
+        uint32_t running = which.size();
+        for (uint32_t j : which)
+        {
+            const Job& job = m_jobs[j];
+            const GpuLayout layout(job.nodes.size(),
+                                   m_cluster.gpusPerNode,
+                                   m_cluster.builder.GetNicsPerNode(),
+                                   m_cluster.builder.GetNicHosts(job.nodes));
+            execs.push_back(std::make_unique<JobExecutor>(m_graphs[j],
+                                                          fabric.GetFabric(),
+                                                          fabric.GetTopology(),
+                                                          fabric.GetRoutes(),
+                                                          layout,
+                                                          m_cluster.nccl));
+            JobExecutor* exec = execs.back().get();
+            Simulator::Schedule(job.start, [exec, &running]() {
+                exec->Start(Callback<void>([&running]() {
+                    if (--running == 0)
+                    {
+                        Simulator::Stop(); // idle retransmission timers would run on
+                    }
+                }));
+            });
+        }
+        Simulator::Run();
+        for (size_t i = 0; i < which.size(); ++i)
+        {
+            Outcome& o = m_outcomes[which[i]];
+            NS_ABORT_MSG_IF(!execs[i]->IsFinished(),
+                            "JobMix: " << m_jobs[which[i]].name << " did not finish");
+            (alone ? o.alone : o.together) = execs[i]->GetResult();
+            o.measuredAlone = o.measuredAlone || alone;
+            o.instances = execs[i]->GetNInstances();
+            o.communicators = execs[i]->GetNCommunicators();
+        }
+        m_events += Simulator::GetEventCount();
+        m_packetHops += fabric.GetFabric().GetPacketHops();
+        m_simulatedSeconds += Simulator::Now().GetSeconds();
+    }
+    Simulator::Destroy();
+}
+
+const std::vector<JobMix::Job>&
+JobMix::GetJobs() const
+{
+    return m_jobs;
+}
+
+const std::vector<JobMix::Outcome>&
+JobMix::GetOutcomes() const
+{
+    return m_outcomes;
+}
+
+uint64_t
+JobMix::GetEvents() const
+{
+    return m_events;
+}
+
+uint64_t
+JobMix::GetPacketHops() const
+{
+    return m_packetHops;
+}
+
+double
+JobMix::GetSimulatedSeconds() const
+{
+    return m_simulatedSeconds;
+}
+
+} // namespace ns3

@@ -1,0 +1,106 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef JOB_MIX_H
+#define JOB_MIX_H
+
+#include "nccl-communicator.h"
+
+#include "ns3/gpu-cluster-builder.h"
+#include "ns3/job-graph.h"
+#include "ns3/nstime.h"
+#include "ns3/step-executor.h"
+#include "ns3/transformer-step-builder.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup collectives
+ * \brief Training jobs side by side on one GPU cluster: every GPU of every job at once on one
+ * fabric (JobExecutor per job), each job's step measured from its own start, and each job's
+ * slowdown against the same job alone on the same fabric (a run of its own).
+ */
+class JobMix
+{
+  public:
+    /// The cluster the jobs share.
+    struct Cluster
+    {
+        GpuClusterBuilder builder{GpuClusterBuilder::RAIL_OPTIMIZED, 1, 1}; //!< Its fabric.
+        uint32_t gpusPerNode{8};       //!< GPUs of a node (and its NICs' share of them).
+        std::string fabric{"roce"};    //!< "roce" or "ib".
+        uint64_t seed{1};              //!< The fabric's ECMP seed.
+        NcclCommunicator::Config nccl; //!< The communicators' settings.
+        /// ns3::RdmaEngine::CongestionControl of the runs ("": as configured).
+        std::string congestionControl;
+    };
+
+    /// One job.
+    struct Job
+    {
+        std::string name;                    //!< For reports.
+        TransformerStepBuilder::Config step; //!< Its model, parallelism and batch.
+        std::vector<uint32_t> nodes;         //!< Its cluster nodes, in rank order.
+        Time start{0};                       //!< When its step starts.
+    };
+
+    /// What a job did.
+    struct Outcome
+    {
+        StepExecutor::Result together; //!< Its step beside the others.
+        StepExecutor::Result alone;    //!< Its step alone on the fabric (when measured).
+        bool measuredAlone{false};     //!< Whether `alone` was run.
+        uint64_t instances{0};         //!< Operation instances of its step.
+        uint32_t communicators{0};     //!< NCCL communicators it built.
+    };
+
+    /// \param cluster the cluster (its builder must build: GpuClusterBuilder::Check)
+    explicit JobMix(const Cluster& cluster);
+
+    /**
+     * Add a job (its step must pass TransformerStepBuilder::Check, its nodes hold its GPUs).
+     * \param job the job
+     */
+    void Add(const Job& job);
+
+    /**
+     * Run the jobs together on one fabric; then, with alone and several jobs, each job alone
+     * on a fabric of its own (the same cluster), for its slowdown.
+     * \param alone whether to measure each job alone too
+     */
+    void Run(bool alone);
+
+    /// The jobs, as added.
+    const std::vector<Job>& GetJobs() const;
+    /// Each job's outcome (after Run).
+    const std::vector<Outcome>& GetOutcomes() const;
+    /// Simulator events of every run.
+    uint64_t GetEvents() const;
+    /// Packet hops of every run.
+    uint64_t GetPacketHops() const;
+    /// Simulated seconds of every run.
+    double GetSimulatedSeconds() const;
+
+  private:
+    /// One run of some of the jobs on a fabric of its own; fills each one's result.
+    void RunJobs(const std::vector<uint32_t>& which, bool alone);
+
+    Cluster m_cluster;               //!< The cluster.
+    std::vector<Job> m_jobs;         //!< The jobs.
+    std::deque<StepGraph> m_steps;   //!< Each job's step (JobGraphs refer to them).
+    std::deque<JobGraph> m_graphs;   //!< Each job's step on its GPUs.
+    std::vector<Outcome> m_outcomes; //!< Each job's outcome.
+    uint64_t m_events{0};            //!< Every run's events.
+    uint64_t m_packetHops{0};        //!< Every run's packet hops.
+    double m_simulatedSeconds{0};    //!< Every run's simulated time.
+};
+
+} // namespace ns3
+
+#endif /* JOB_MIX_H */

@@ -1,0 +1,308 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "training-jobs.h"
+
+#include "step-presets.h"
+
+#include "ns3/cluster-placement.h"
+#include "ns3/input-error.h"
+#include "ns3/rdma-cc-helper.h"
+#include "ns3/units.h"
+
+namespace ns3
+{
+
+namespace
+{
+
+using Category = StepGraph::Category;
+
+/// A job's model FLOPs over its GPUs' peak for its step's time.
+double
+Mfu(const TransformerStepBuilder::Config& c, double stepSeconds)
+{
+    return TransformerStepBuilder::ModelFlops(c) /
+           (stepSeconds * c.peakTflops * 1e12 * TransformerStepBuilder::Gpus(c));
+}
+
+} // namespace
+
+TrainingJobs::TrainingJobs(const ProgramOptions& opts,
+                           const ClusterOptions& cluster,
+                           FabricRunOptions& fabric,
+                           uint32_t gpusPerNode,
+                           const std::string& gpu)
+    : m_opts(opts),
+      m_cluster(cluster),
+      m_fabric(fabric),
+      m_gpusPerNode(gpusPerNode),
+      m_gpu(gpu)
+{
+}
+
+void
+TrainingJobs::Load(const std::string& path)
+{
+    m_path = path;
+    if (path.empty())
+    {
+        m_opts.Fail(InputError("no --jobs given", "--jobs=FILE, a jobs file"));
+    }
+    if (m_gpusPerNode == 0)
+    {
+        m_opts.Fail(InputError("--gpusPerNode=0", "GPUs per server, e.g. 8"));
+    }
+    try
+    {
+        m_specs = JobsFile::Read(path);
+    }
+    catch (const InputError& e)
+    {
+        m_opts.Fail(e);
+    }
+    // Each job's step: the model's preset, the file's batch, the cluster's GPU.
+    std::vector<JobMix::Job> jobs;
+    uint64_t nodes = 0;
+    for (const JobsFile::Job& s : m_specs)
+    {
+        JobMix::Job job;
+        job.name = s.name;
+        job.start = s.start;
+        TransformerStepBuilder::Config& c = job.step;
+        StepPresets::ApplyModel(s.model, c);
+        c.tp = s.tp;
+        c.pp = s.pp;
+        c.dp = s.dp;
+        c.globalBatch = s.globalBatch ? s.globalBatch : c.globalBatch;
+        c.microBatch = s.microBatch ? s.microBatch : c.microBatch;
+        c.seqLen = s.seqLen ? s.seqLen : c.seqLen;
+        c.layers = s.layers ? s.layers : c.layers;
+        c.hidden = s.hidden ? s.hidden : c.hidden;
+        c.ffn = s.ffn ? s.ffn : c.ffn;
+        c.heads = s.heads ? s.heads : c.heads;
+        c.kvHeads = s.kvHeads ? s.kvHeads : c.kvHeads;
+        c.vocab = s.vocab ? s.vocab : c.vocab;
+        c.peakTflops = StepPresets::GetPeakTflops(m_gpu);
+        const std::string where = path + ": " + s.path;
+        if (s.gpus % m_gpusPerNode != 0 || m_gpusPerNode % s.tp != 0)
+        {
+            m_opts.Fail(InputError(
+                where + ": " + std::to_string(s.gpus) + " GPUs with TP " + std::to_string(s.tp) +
+                    " on servers of --gpusPerNode=" + std::to_string(m_gpusPerNode),
+                "whole servers per job, and TP inside a server"));
+        }
+        const std::string problem = TransformerStepBuilder::Check(c);
+        if (!problem.empty())
+        {
+            m_opts.Fail(InputError(where + ": the step cannot be built: " + problem,
+                                   "sizes and degrees that divide (docs/jobs-format.md)"));
+        }
+        nodes += s.gpus / m_gpusPerNode;
+        jobs.push_back(job);
+    }
+    try
+    {
+        m_cluster.Check(static_cast<uint32_t>(std::min<uint64_t>(nodes, UINT32_MAX)),
+                        "jobs of " + std::to_string(nodes) + " servers");
+    }
+    catch (const InputError& e)
+    {
+        m_opts.Fail(e);
+    }
+    const uint32_t clusterNodes = m_cluster.GetClusterNodes(static_cast<uint32_t>(nodes));
+    m_builder =
+        std::make_unique<GpuClusterBuilder>(m_cluster.GetBuilder(clusterNodes, m_gpusPerNode));
+    m_fabric.CheckResources(m_opts,
+                            ClusterOptions::GetEstimate(*m_builder)
+                                .AddRanks(static_cast<double>(nodes) * m_gpusPerNode),
+                            "fewer or smaller jobs");
+    m_topology = m_cluster.Build(m_opts, *m_builder);
+    m_fabric.Configure(m_opts, m_topology); // InfiniBand's buffers for these links
+    ClusterPlacement placement(clusterNodes);
+    for (size_t j = 0; j < jobs.size(); ++j)
+    {
+        const JobsFile::Job& s = m_specs[j];
+        try
+        {
+            jobs[j].nodes = placement.Place(s.name, s.gpus / m_gpusPerNode, s.placement);
+        }
+        catch (const InputError& e)
+        {
+            m_opts.Fail(e.WithContext(path + ": " + s.path + ".placement"));
+        }
+    }
+    JobMix::Cluster c;
+    c.builder = *m_builder;
+    c.gpusPerNode = m_gpusPerNode;
+    c.fabric = m_fabric.GetFabric();
+    c.seed = m_opts.GetSeed();
+    c.nccl.generation = StepPresets::GetGeneration(m_gpu);
+    c.congestionControl =
+        c.fabric == "roce" ? RdmaCcHelper::TypeName(m_fabric.GetCc().GetName()) : "ns3::RdmaCcNone";
+    m_mix = std::make_unique<JobMix>(c);
+    for (const JobMix::Job& job : jobs)
+    {
+        m_mix->Add(job);
+    }
+}
+
+void
+TrainingJobs::PrintSetup(FILE* out) const
+{
+    std::fprintf(out,
+                 "# training-jobs: %zu jobs from %s on a %s cluster of %u servers x %u %s, "
+                 "%s, %s per link; %s\n",
+                 m_specs.size(),
+                 m_path.c_str(),
+                 m_builder->GetDisplayName().c_str(),
+                 m_builder->GetNNodes(),
+                 m_gpusPerNode,
+                 m_gpu.c_str(),
+                 FormatRate(m_cluster.GetLinkRate()).c_str(),
+                 FormatTime(m_cluster.GetLinkDelay()).c_str(),
+                 m_cluster.DescribeShape(*m_builder).c_str());
+    for (const std::string& line : m_fabric.GetLines())
+    {
+        std::fprintf(out, "%s\n", line.c_str());
+    }
+    for (size_t j = 0; j < m_specs.size(); ++j)
+    {
+        const JobsFile::Job& s = m_specs[j];
+        const std::vector<uint32_t>& nodes = m_mix->GetJobs()[j].nodes;
+        std::fprintf(out,
+                     "# job %s: %s on %u GPUs, TP%u PP%u DP%u, %s from server %u (%zu servers), "
+                     "starts at %s\n",
+                     s.name.c_str(),
+                     s.model.c_str(),
+                     s.gpus,
+                     s.tp,
+                     s.pp,
+                     s.dp,
+                     s.placement.ToString().c_str(),
+                     nodes.front(),
+                     nodes.size(),
+                     FormatTime(s.start).c_str());
+    }
+    std::fprintf(out,
+                 "# every GPU of every job at once on one %s fabric, packet by packet\n#\n",
+                 m_fabric.GetFabric() == "ib" ? "InfiniBand" : "RoCEv2");
+    std::fflush(out);
+}
+
+void
+TrainingJobs::Run(bool alone)
+{
+    m_mix->Run(alone);
+}
+
+void
+TrainingJobs::Print(FILE* out) const
+{
+    std::fprintf(out,
+                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %6s\n",
+                 "job",
+                 "step",
+                 "alone",
+                 "slowdown",
+                 "compute",
+                 "bubble",
+                 "exp.TP",
+                 "exp.PP",
+                 "exp.DP",
+                 "MFU");
+    std::fprintf(out,
+                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %6s\n",
+                 "",
+                 "(ms)",
+                 "(ms)",
+                 "",
+                 "(ms)",
+                 "(ms)",
+                 "(ms)",
+                 "(ms)",
+                 "(ms)",
+                 "");
+    for (size_t j = 0; j < m_specs.size(); ++j)
+    {
+        const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
+        const StepExecutor::Breakdown& b = o.together.mean;
+        const double step = o.together.stepSeconds;
+        char alone[32] = "-";
+        char slowdown[32] = "-";
+        if (o.measuredAlone)
+        {
+            std::snprintf(alone, sizeof(alone), "%.3f", o.alone.stepSeconds * 1e3);
+            std::snprintf(slowdown, sizeof(slowdown), "%.3f", step / o.alone.stepSeconds);
+        }
+        std::fprintf(out,
+                     "  %12s %10.3f %10s %8s %9.3f %8.3f %7.3f %7.3f %7.3f %5.1f%%\n",
+                     m_specs[j].name.c_str(),
+                     step * 1e3,
+                     alone,
+                     slowdown,
+                     b.compute * 1e3,
+                     b.bubble * 1e3,
+                     b.Exposed(Category::TP) * 1e3,
+                     b.Exposed(Category::PP) * 1e3,
+                     b.Exposed(Category::DP) * 1e3,
+                     100 * Mfu(m_mix->GetJobs()[j].step, step));
+    }
+    std::fflush(out);
+}
+
+void
+TrainingJobs::WriteJson(nlohmann::json& j) const
+{
+    j["cluster"] = m_cluster.TopologyJson(*m_builder, m_topology);
+    j["cluster"]["gpus_per_node"] = m_gpusPerNode;
+    j["cluster"]["gpu"] = m_gpu;
+    j["fabric"] = {{"name", m_fabric.GetFabric()}, {"cc", m_fabric.GetCc().GetName()}};
+    nlohmann::json jobs = nlohmann::json::array();
+    for (size_t i = 0; i < m_specs.size(); ++i)
+    {
+        const JobsFile::Job& s = m_specs[i];
+        const JobMix::Outcome& o = m_mix->GetOutcomes()[i];
+        auto breakdown = [](const StepExecutor::Result& r) {
+            nlohmann::json exposed = nlohmann::json::object();
+            for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
+            {
+                exposed[StepGraph::CategoryName(c)] = r.mean.Exposed(c);
+            }
+            return nlohmann::json{{"step_s", r.stepSeconds},
+                                  {"compute_s", r.mean.compute},
+                                  {"bubble_s", r.mean.bubble},
+                                  {"exposed_s", exposed},
+                                  {"communicating_s", r.mean.communicating}};
+        };
+        nlohmann::json job = {{"name", s.name},
+                              {"model", s.model},
+                              {"gpus", s.gpus},
+                              {"tp", s.tp},
+                              {"pp", s.pp},
+                              {"dp", s.dp},
+                              {"placement", s.placement.ToString()},
+                              {"nodes", m_mix->GetJobs()[i].nodes},
+                              {"start_us", s.start.GetSeconds() * 1e6},
+                              {"instances", o.instances},
+                              {"communicators", o.communicators},
+                              {"together", breakdown(o.together)},
+                              {"mfu", Mfu(m_mix->GetJobs()[i].step, o.together.stepSeconds)}};
+        if (o.measuredAlone)
+        {
+            job["alone"] = breakdown(o.alone);
+            job["slowdown"] = o.together.stepSeconds / o.alone.stepSeconds;
+        }
+        jobs.push_back(job);
+    }
+    j["jobs"] = jobs;
+}
+
+const JobMix&
+TrainingJobs::GetMix() const
+{
+    return *m_mix;
+}
+
+} // namespace ns3
