@@ -6,9 +6,12 @@
  * of each micro-batch (dispatch and combine, forward and backward) on an EP communicator placed
  * where its GPUs are, the experts' gradients over the expert-data-parallel group; parameters and
  * model FLOPs that count a token's active experts, compute that counts the capacity's padding
- * too; the EP time exposed in the breakdown; bad configurations named.
+ * too; the EP time exposed in the breakdown; StepCollectiveTimer's all-to-all over NVLink and
+ * NICs at once, and a group of one GPU; bad configurations named.
  */
 
+#include "ns3/nccl-tuner.h"
+#include "ns3/step-collective-timer.h"
 #include "ns3/step-executor.h"
 #include "ns3/transformer-step-builder.h"
 
@@ -275,6 +278,35 @@ TEST(MoeTransformerStep, AnEpGroupSitsWhereItsGpusAre)
         c.ep = k.ep;
         EXPECT_EQ(Builder::EpGpusPerNode(c), k.local) << "TP" << k.tp << " EP" << k.ep;
     }
+}
+
+TEST(MoeTransformerStep, TheTunersAllToAllCrossesNvlinkAndTheNicsAtOnce)
+{
+    StepCollectiveTimer::Cluster cluster;
+    cluster.packet = false;
+    StepCollectiveTimer timer(cluster);
+    const uint64_t s = 4 << 20;
+    const double latency =
+        (NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, NcclProtocol::SIMPLE) +
+         NcclTuner::HwLatencyUs(NcclTuner::Link::NET, NcclAlgorithm::RING, NcclProtocol::SIMPLE)) *
+        1e-6;
+    const double nic = NcclTuner::NicBw(400) * 1e9;
+    const double nvlink = NcclTuner::NvlinkBwPerLink(GpuGeneration::HOPPER) *
+                          NcclTuner::DefaultNvlinks(GpuGeneration::HOPPER) * 1e9;
+    // 8 GPUs, 4 on each of 2 nodes: 4 blocks through the NIC, 3 over NVLink.
+    const StepGraph::Communicator split{"ep", Category::EP, 8, 4};
+    EXPECT_DOUBLE_EQ(timer.Seconds(split, CollectiveOp::ALL_TO_ALL, s),
+                     latency + std::max(4.0 * s / nic, 3.0 * s / nvlink));
+    // One GPU per node: the 7 other blocks through the NIC.
+    const StepGraph::Communicator spread{"ep", Category::EP, 8, 1};
+    EXPECT_DOUBLE_EQ(timer.Seconds(spread, CollectiveOp::ALL_TO_ALL, s), latency + 7.0 * s / nic);
+    // A group of one GPU (TP 1) moves nothing and says so.
+    const StepGraph::Communicator alone{"tp", Category::TP, 1};
+    EXPECT_EQ(timer.Seconds(alone, CollectiveOp::ALL_GATHER, s), 0.0);
+    const nlohmann::json rows = timer.ToJson();
+    ASSERT_EQ(rows.size(), 3U);
+    EXPECT_EQ(rows[2]["how"], "none: a group of one GPU");
+    EXPECT_EQ(rows[2]["busbw_GBps"], 0.0);
 }
 
 TEST(MoeTransformerStep, EveryZeroStageTpAndEpMakesAStepThatRuns)
