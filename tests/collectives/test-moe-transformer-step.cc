@@ -6,13 +6,15 @@
  * of each micro-batch (dispatch and combine, forward and backward) on an EP communicator placed
  * where its GPUs are, the experts' gradients over the expert-data-parallel group; parameters and
  * model FLOPs that count a token's active experts, compute that counts the capacity's padding
- * too; the EP time exposed in the breakdown; StepCollectiveTimer's all-to-all over NVLink and
- * NICs at once, and a group of one GPU; bad configurations named.
+ * too; the EP time exposed in the breakdown; a DeepSeek-V3-shaped step with dense first layers
+ * and a short last stage; StepCollectiveTimer's all-to-all over NVLink and NICs at once, and a
+ * group of one GPU; bad configurations named.
  */
 
 #include "ns3/nccl-tuner.h"
 #include "ns3/step-collective-timer.h"
 #include "ns3/step-executor.h"
+#include "ns3/step-presets.h"
 #include "ns3/transformer-step-builder.h"
 
 #include <algorithm>
@@ -258,6 +260,48 @@ TEST(MoeTransformerStep, TheAllToAllsOnTheComputePathAreExposedEp)
         parts += x;
     }
     EXPECT_NEAR(parts, r.stepSeconds, 1e-12);
+}
+
+TEST(MoeTransformerStep, ADeepSeekV3StepWithDenseFirstLayersAndAShortLastStage)
+{
+    // DeepSeek-V3's job: PP16, EP64 over 8 nodes, TP1, DP 2048 / 16 = 128; 61 layers: 15
+    // stages of 4 and a last one of 1 (with the LM head). One micro-batch per step.
+    Builder::Config c;
+    StepPresets::ApplyModel("deepseek-v3", c);
+    c.tp = 1;
+    c.pp = 16;
+    c.dp = 128;
+    c.ep = 64;
+    c.globalBatch = 128;
+    EXPECT_EQ(Builder::Check(c), "61 layers do not divide into 16 pipeline stages");
+    c.lastStageLayers = 1;
+    ASSERT_EQ(Builder::Check(c), "");
+    EXPECT_EQ(Builder::StageLayers(c, 0), 4U);
+    EXPECT_EQ(Builder::StageLayers(c, 15), 1U);
+    EXPECT_EQ(Builder::ExpertDp(c), 2U);
+    EXPECT_EQ(Builder::EpGpusPerNode(c), 8U) << "64 consecutive GPUs: 8 per node";
+    // 4096 tokens x top-8 / 256 experts = 128 per expert, 4 experts per GPU: 512 tokens of
+    // 7168 x 2 bytes.
+    EXPECT_EQ(Builder::EpAllToAllBytes(c), 512ULL * 7168 * 2);
+    const StepGraph g = Builder::Build(c);
+    EXPECT_EQ(g.Validate(), "");
+    std::vector<uint32_t> epOps(16, 0);
+    for (const StepGraph::Op& op : g.GetOps())
+    {
+        if (op.category == Category::EP)
+        {
+            ++epOps[op.ranks[0]];
+        }
+    }
+    // Stage 0: layers 0-2 dense, layer 3 MoE; stages 1-14: 4 MoE layers; stage 15: layer 60.
+    EXPECT_EQ(epOps[0], 4U);
+    EXPECT_EQ(epOps[1], 16U);
+    EXPECT_EQ(epOps[14], 16U);
+    EXPECT_EQ(epOps[15], 4U);
+    const StepGraph::Communicator* ep = Find(g, "ep");
+    ASSERT_NE(ep, nullptr);
+    EXPECT_EQ(ep->nRanks, 64U);
+    EXPECT_EQ(ep->gpusPerNode, 8U);
 }
 
 TEST(MoeTransformerStep, AnEpGroupSitsWhereItsGpusAre)
