@@ -65,7 +65,7 @@ main(int argc, char* argv[])
                                  step.GetModelFlops(),
                                  step.GetStep().peakTflops,
                                  step.GetMfuGpus());
-    StepFabricComparison::PrintHeader(stdout);
+    StepFabricComparison::PrintHeader(stdout, fabrics.HasEp());
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
         if (!fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout))
