@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -215,6 +216,20 @@ TransformerStepBuilder::ModelFlops(const Config& c)
 
 namespace
 {
+/// "NAME is 0 (rule)" for the first count of 0, else "".
+std::string
+FirstZero(std::initializer_list<std::pair<const char*, uint32_t>> counts, const std::string& rule)
+{
+    for (const auto& [name, value] : counts)
+    {
+        if (value == 0)
+        {
+            return std::string(name) + " is 0 (" + rule + ")";
+        }
+    }
+    return "";
+}
+
 /// A factor as people write it: 1.25, not 1.250000.
 std::string
 FormatFactor(double x)
@@ -238,17 +253,15 @@ CheckDense(const Config& c)
 std::string
 CheckMoe(const Config& c)
 {
-    const std::pair<const char*, uint32_t> counts[] = {{"topK", c.topK},
-                                                       {"expertFfn", c.expertFfn},
-                                                       {"ep", c.ep},
-                                                       {"epBytes", c.epBytes},
-                                                       {"gpusPerNode", c.gpusPerNode}};
-    for (const auto& [name, value] : counts)
+    const std::string zero = FirstZero({{"topK", c.topK},
+                                        {"expertFfn", c.expertFfn},
+                                        {"ep", c.ep},
+                                        {"epBytes", c.epBytes},
+                                        {"gpusPerNode", c.gpusPerNode}},
+                                       "an MoE model's sizes and degrees are at least 1");
+    if (!zero.empty())
     {
-        if (value == 0)
-        {
-            return std::string(name) + " is 0 (an MoE model's sizes and degrees are at least 1)";
-        }
+        return zero;
     }
     const std::string experts = std::to_string(c.experts) + " experts";
     if (c.topK > c.experts)
@@ -291,24 +304,22 @@ CheckMoe(const Config& c)
 std::string
 TransformerStepBuilder::Check(const Config& c)
 {
-    const std::pair<const char*, uint32_t> counts[] = {{"layers", c.layers},
-                                                       {"hidden", c.hidden},
-                                                       {"ffn", c.ffn},
-                                                       {"heads", c.heads},
-                                                       {"kvHeads", c.kvHeads},
-                                                       {"vocab", c.vocab},
-                                                       {"seqLen", c.seqLen},
-                                                       {"globalBatch", c.globalBatch},
-                                                       {"microBatch", c.microBatch},
-                                                       {"tp", c.tp},
-                                                       {"pp", c.pp},
-                                                       {"dp", c.dp}};
-    for (const auto& [name, value] : counts)
+    const std::string zero = FirstZero({{"layers", c.layers},
+                                        {"hidden", c.hidden},
+                                        {"ffn", c.ffn},
+                                        {"heads", c.heads},
+                                        {"kvHeads", c.kvHeads},
+                                        {"vocab", c.vocab},
+                                        {"seqLen", c.seqLen},
+                                        {"globalBatch", c.globalBatch},
+                                        {"microBatch", c.microBatch},
+                                        {"tp", c.tp},
+                                        {"pp", c.pp},
+                                        {"dp", c.dp}},
+                                       "every size and parallel degree must be at least 1");
+    if (!zero.empty())
     {
-        if (value == 0)
-        {
-            return std::string(name) + " is 0 (every size and parallel degree must be at least 1)";
-        }
+        return zero;
     }
     if (c.lastStageLayers == 0 && c.layers % c.pp != 0)
     {
@@ -406,13 +417,13 @@ class StageWriter
             const uint64_t expert = TransformerStepBuilder::ExpertParams(c);
             // Per GPU: the dense part (attention, router, shared experts) split over TP like a
             // dense layer; experts / ep experts, each split over TP too.
-            m_moeParams = (TransformerStepBuilder::AttentionParams(c) +
-                           static_cast<uint64_t>(c.hidden) * c.experts + c.sharedExperts * expert) /
+            m_moeParams = (TransformerStepBuilder::AttentionParams(c) + RouterParams(c) +
+                           c.sharedExperts * expert) /
                           c.tp;
             m_expertParams = c.experts / c.ep * expert / c.tp;
             // The router runs on the GPU's sequence-parallel tokens, the shared experts on all
             // of them split over TP.
-            m_routerFwd = 2.0 * c.hidden * c.experts * tokens / c.tp / flopsPerSecond;
+            m_routerFwd = 2.0 * RouterParams(c) * tokens / c.tp / flopsPerSecond;
             m_sharedFwd = 2.0 * c.sharedExperts * expert * tokens / c.tp / flopsPerSecond;
             // A GPU's experts take as many tokens as it dispatched (padded to capacity: padding
             // is computed too), tp times that after the TP all-gather, at 1/tp of each
