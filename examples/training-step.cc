@@ -1,20 +1,25 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * training-step: how long one training step of a dense transformer takes on a GPU cluster,
- * and how much of it each fabric's communication costs: compute, pipeline bubble, exposed
- * TP / PP / DP communication, MFU and busbw per communicator, one row per fabric.
+ * training-step: how long one training step of a transformer, dense or mixture of experts,
+ * takes on a GPU cluster, and how much of it each fabric's communication costs: compute,
+ * pipeline bubble, exposed TP / PP / DP (and EP) communication, MFU and busbw per communicator,
+ * one row per fabric.
  *
  *   ./ns3 run training-step
  *   ./ns3 run 'training-step --gpus=1024 --model=70B --fabric=roce,ib'
  *   ./ns3 run 'training-step --model=8B --gpus=64 --tp=8 --pp=1 --mode=analytical'
+ *   ./ns3 run 'training-step --model=mixtral-8x7b --gpus=64 --tp=1 --pp=4 --ep=8
+ *              --globalBatch=256 --mode=analytical'
  *
  * The step is Megatron-LM's (TransformerStepBuilder: TP with sequence parallelism, 1F1B,
  * ZeRO-1 with bucketed overlapped gradient reduce-scatters) timed by StepExecutor. Each
  * distinct collective is simulated once, packet by packet, on a fabric of its own: a TP group
  * on one node's NVLink, a DP or PP group as one GPU per node on one rail (StepCollectiveTimer);
  * every other group of the same kind runs at the same time on another rail or node, which a
- * non-blocking rail-optimised fabric keeps apart. Collectives above --sample bytes per rank
+ * non-blocking rail-optimised fabric keeps apart; an EP group's all-to-all where its GPUs sit
+ * (inside a node on NVLink, or several per node across nodes). Collectives above --sample bytes
+ * per rank
  * are extrapolated from two packet runs (at --sample and half of it); the output says which.
  */
 
@@ -34,8 +39,9 @@ int
 main(int argc, char* argv[])
 {
     ProgramOptions opts("training-step",
-                        "One training step of a dense transformer on a GPU cluster, per fabric: "
-                        "compute, bubble, exposed TP/PP/DP communication, MFU");
+                        "One training step of a transformer (dense or mixture of experts) on a GPU "
+                        "cluster, per fabric: compute, bubble, exposed TP/PP/DP/EP "
+                        "communication, MFU");
     opts.AllowFabricList({"tcp", "roce", "ib"});
     TrainingStepOptions step; // the job (model or workload, parallelism), the cluster, --mode
     step.AddOptions(opts);
@@ -65,7 +71,7 @@ main(int argc, char* argv[])
                                  step.GetModelFlops(),
                                  step.GetStep().peakTflops,
                                  step.GetMfuGpus());
-    StepFabricComparison::PrintHeader(stdout);
+    StepFabricComparison::PrintHeader(stdout, fabrics.HasEp());
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
         if (!fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout))

@@ -17,6 +17,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -70,7 +71,11 @@ StepCollectiveTimer::Seconds(const StepGraph::Communicator& comm, CollectiveOp o
         return m_entries[it->second].seconds;
     }
     Entry e{comm.name, comm.category, comm.nRanks, op, bytes, 0, "", 0, 0, 0, 0, 0};
-    if (!m_cluster.packet || comm.nRanks < 2)
+    if (comm.nRanks < 2)
+    {
+        e.how = "none: a group of one GPU"; // TP 1, DP 1: nothing moves, in no time
+    }
+    else if (!m_cluster.packet)
     {
         e.seconds = Tuned(comm, op, bytes);
         e.how = "tuner";
@@ -213,14 +218,23 @@ StepCollectiveTimer::Tuned(const StepGraph::Communicator& comm,
     {
         // NCCL does not tune P2P: its Simple ring latencies and the NIC's bandwidth.
         const NcclTuner::Link link = nodes > 1 ? NcclTuner::Link::NET : NcclTuner::Link::NVLINK;
-        const double bw = nodes > 1 ? NcclTuner::NicBw(c.nicGbps)
-                                    : NcclTuner::NvlinkBwPerLink(c.generation) *
-                                          NcclTuner::DefaultNvlinks(c.generation);
+        const double nvlinkBw =
+            NcclTuner::NvlinkBwPerLink(c.generation) * NcclTuner::DefaultNvlinks(c.generation);
+        const double bw = nodes > 1 ? NcclTuner::NicBw(c.nicGbps) : nvlinkBw;
+        const double latency =
+            (NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, NcclProtocol::SIMPLE) +
+             NcclTuner::HwLatencyUs(link, NcclAlgorithm::RING, NcclProtocol::SIMPLE)) *
+            1e-6;
+        if (op == CollectiveOp::ALL_TO_ALL && nodes > 1 && gpus > 1)
+        {
+            // An all-to-all over nodes of several GPUs (an EP group): a GPU's blocks for the
+            // other GPUs of its node cross NVLink while those for the other nodes leave through
+            // its NIC, at the same time.
+            return latency + std::max(bytes * (comm.nRanks - gpus) / (bw * 1e9),
+                                      bytes * (gpus - 1.0) / (nvlinkBw * 1e9));
+        }
         const double perPeer = op == CollectiveOp::ALL_TO_ALL ? bytes * (comm.nRanks - 1.0) : bytes;
-        return (NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, NcclProtocol::SIMPLE) +
-                NcclTuner::HwLatencyUs(link, NcclAlgorithm::RING, NcclProtocol::SIMPLE)) *
-                   1e-6 +
-               perPeer / (bw * 1e9);
+        return latency + perPeer / (bw * 1e9);
     }
     return AnalyticalCollective::Tuned(NcclTuner(c), op, bytes).seconds;
 }
@@ -238,19 +252,22 @@ StepCollectiveTimer::ToJson() const
     for (const Entry& e : m_entries)
     {
         const uint64_t size = BusBandwidth::SizeBytes(e.op, e.nRanks, e.bytes);
-        rows.push_back({{"communicator", e.communicator},
-                        {"category", StepGraph::CategoryName(e.category)},
-                        {"ranks", e.nRanks},
-                        {"op", CollectiveOpName(e.op)},
-                        {"bytes_per_rank", e.bytes},
-                        {"size_bytes", size},
-                        {"time_us", e.seconds * 1e6},
-                        {"algbw_GBps", BusBandwidth::AlgBw(size, e.seconds)},
-                        {"busbw_GBps", BusBandwidth::BusBw(e.op, e.nRanks, size, e.seconds)},
-                        {"how", e.how},
-                        {"events", e.events},
-                        {"packet_hops", e.packetHops},
-                        {"wall_s", e.wallSeconds}});
+        // A group of one GPU takes no time: no bandwidth to speak of (0).
+        const bool timed = e.seconds > 0;
+        rows.push_back(
+            {{"communicator", e.communicator},
+             {"category", StepGraph::CategoryName(e.category)},
+             {"ranks", e.nRanks},
+             {"op", CollectiveOpName(e.op)},
+             {"bytes_per_rank", e.bytes},
+             {"size_bytes", size},
+             {"time_us", e.seconds * 1e6},
+             {"algbw_GBps", timed ? BusBandwidth::AlgBw(size, e.seconds) : 0.0},
+             {"busbw_GBps", timed ? BusBandwidth::BusBw(e.op, e.nRanks, size, e.seconds) : 0.0},
+             {"how", e.how},
+             {"events", e.events},
+             {"packet_hops", e.packetHops},
+             {"wall_s", e.wallSeconds}});
     }
     return rows;
 }

@@ -33,8 +33,12 @@ namespace ns3
  * A communicator is simulated where its GPUs are: a TP group as the GPUs of one node on
  * NVLink; a DP, PP or EP group as one GPU on each of its nodes, all on one rail (the same
  * GPU index of every node, which a rail-optimised fabric joins through the rail's leaves and
- * the spines). The groups of one kind run at the same time on other rails and on NVLink, which
- * a non-blocking rail-optimised fabric keeps apart, so one group stands for all.
+ * the spines); a communicator that says how many of its GPUs share a node
+ * (StepGraph::Communicator::gpusPerNode: an EP group) as those GPUs of each of its nodes, on
+ * NVLink inside a node and on their rails between nodes. The groups of one kind run at the same
+ * time on other rails and on NVLink, which a non-blocking rail-optimised fabric keeps apart, so
+ * one group stands for all. NCCL's tuner does not time all-to-all: it takes the NIC's bandwidth
+ * for the blocks to other nodes and NVLink's for those inside the node, whichever takes longer.
  *
  * Sizes above SampleBytes are not simulated whole: the collective runs at the sample size
  * and at half of it, and the time is extended along the line through both (latency plus
@@ -66,7 +70,8 @@ class StepCollectiveTimer
         CollectiveOp op;
         uint64_t bytes;
         double seconds;
-        /// "packet", "extrapolated from S and S/2 packet runs", or "tuner".
+        /// "packet", "extrapolated from S and S/2 packet runs", "tuner", or "none: a group of
+        /// one GPU" (no time, algbw and busbw 0).
         std::string how;
         uint64_t simulatedBytes; //!< the sample when extrapolated
         uint64_t events;         //!< simulator events of its runs

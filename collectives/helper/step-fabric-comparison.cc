@@ -41,15 +41,17 @@ StepFabricComparison::StepFabricComparison(const StepGraph& graph,
     : m_graph(graph),
       m_modelFlops(modelFlops),
       m_peakTflops(peakTflops),
-      m_gpus(gpus)
+      m_gpus(gpus),
+      m_ep(graph.Count(Category::EP) > 0)
 {
 }
 
 void
-StepFabricComparison::PrintHeader(FILE* out)
+StepFabricComparison::PrintHeader(FILE* out, bool ep)
 {
+    // The EP column only for a step with expert parallelism: a dense step's table as it was.
     std::fprintf(out,
-                 "#\n# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
+                 "#\n# %12s %8s %8s %7s %7s %7s %7s%s %7s %6s %8s %6s\n",
                  "fabric",
                  "step",
                  "compute",
@@ -57,12 +59,13 @@ StepFabricComparison::PrintHeader(FILE* out)
                  "exp.TP",
                  "exp.PP",
                  "exp.DP",
+                 ep ? "  exp.EP" : "",
                  "comm",
                  "comm%",
                  "DP sync",
                  "MFU");
     std::fprintf(out,
-                 "# %12s %8s %8s %7s %7s %7s %7s %7s %6s %8s %6s\n",
+                 "# %12s %8s %8s %7s %7s %7s %7s%s %7s %6s %8s %6s\n",
                  "",
                  "(s)",
                  "(s)",
@@ -70,11 +73,18 @@ StepFabricComparison::PrintHeader(FILE* out)
                  "(s)",
                  "(s)",
                  "(s)",
+                 ep ? "     (s)" : "",
                  "(s)",
                  "",
                  "(s)",
                  "");
     std::fflush(out);
+}
+
+bool
+StepFabricComparison::HasEp() const
+{
+    return m_ep;
 }
 
 bool
@@ -118,8 +128,13 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
     {
         row.dpSync = std::max(row.dpSync, Busy(stage, Category::DP));
     }
+    char ep[16] = "";
+    if (m_ep)
+    {
+        std::snprintf(ep, sizeof(ep), " %7.3f", Exposed(b, Category::EP));
+    }
     std::fprintf(out,
-                 "  %12s %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f %7.3f %5.1f%% %8.3f %5.1f%%\n",
+                 "  %12s %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f%s %7.3f %5.1f%% %8.3f %5.1f%%\n",
                  Display(row.fabric).c_str(),
                  r.stepSeconds,
                  b.compute,
@@ -127,6 +142,7 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
                  Exposed(b, Category::TP),
                  Exposed(b, Category::PP),
                  Exposed(b, Category::DP),
+                 ep,
                  b.communicating,
                  100 * b.communicating / r.stepSeconds,
                  row.dpSync,
@@ -166,8 +182,13 @@ StepFabricComparison::PrintCollectives(FILE* out) const
 void
 StepFabricComparison::WriteCsv(const RunOutput& out) const
 {
-    auto csv = out.OpenCsv("step-breakdown.csv",
-                           {"fabric", "step_s", "compute_s", "bubble_s", "tp_s", "pp_s", "dp_s"});
+    std::vector<std::string>
+        columns{"fabric", "step_s", "compute_s", "bubble_s", "tp_s", "pp_s", "dp_s"};
+    if (m_ep)
+    {
+        columns.emplace_back("ep_s");
+    }
+    auto csv = out.OpenCsv("step-breakdown.csv", columns);
     for (const Row& row : m_rows)
     {
         if (row.interrupted)
@@ -182,6 +203,10 @@ StepFabricComparison::WriteCsv(const RunOutput& out) const
             .Add(Exposed(b, Category::TP))
             .Add(Exposed(b, Category::PP))
             .Add(Exposed(b, Category::DP));
+        if (m_ep)
+        {
+            csv.Add(Exposed(b, Category::EP));
+        }
         csv.EndRow();
     }
     csv.Close();
@@ -217,10 +242,13 @@ StepFabricComparison::ToJson() const
             nlohmann::json e = {{"stage", i},
                                 {"compute_s", stage.compute},
                                 {"bubble_s", stage.bubble}};
-            for (Category c : {Category::TP, Category::PP, Category::DP})
+            for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
             {
-                e["exposed_" + StepGraph::CategoryName(c) + "_s"] = Exposed(stage, c);
-                e[StepGraph::CategoryName(c) + "_s"] = Busy(stage, c);
+                if (c != Category::EP || m_ep)
+                {
+                    e["exposed_" + StepGraph::CategoryName(c) + "_s"] = Exposed(stage, c);
+                    e[StepGraph::CategoryName(c) + "_s"] = Busy(stage, c);
+                }
             }
             stages.push_back(e);
         }
@@ -257,7 +285,8 @@ StepFabricComparison::Plot(const RunOutput& out,
                     << "plot 'step-breakdown.csv' using 3:xtic(1) skip 1 title 'compute', "
                     << "'' using 4 skip 1 title 'bubble', '' using 5 skip 1 title 'exposed TP', "
                     << "'' using 6 skip 1 title 'exposed PP', '' using 7 skip 1 title 'exposed "
-                       "DP'\n";
+                       "DP'"
+                    << (m_ep ? ", '' using 8 skip 1 title 'exposed EP'" : "") << "\n";
     const bool timed =
         std::any_of(m_rows.begin(), m_rows.end(), [](const Row& row) { return !row.interrupted; });
     if (!timed)

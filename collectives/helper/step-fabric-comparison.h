@@ -27,7 +27,8 @@ namespace ns3
  * so what differs between the rows is what the fabric's communication costs.
  *
  * A row per fabric, printed as its step is timed (step, compute, pipeline bubble, exposed TP /
- * PP / DP communication, all communication, the DP sync of the busiest stage, MFU), then the
+ * PP / DP communication, and EP for a step with expert parallelism, all communication, the DP
+ * sync of the busiest stage, MFU), then the
  * distinct collectives of every fabric with their busbw and how each was timed; the same as
  * step-breakdown.csv, summary.json's "fabrics" (with each stage's parts) and step.png, the parts
  * stacked as bars that add up to the step.
@@ -61,8 +62,14 @@ class StepFabricComparison
                          double peakTflops,
                          uint32_t gpus);
 
-    /// The table's header: a "#" line, then the columns and their units.
-    static void PrintHeader(FILE* out);
+    /**
+     * The table's header: a "#" line, then the columns and their units.
+     * \param out where to print it
+     * \param ep whether the table has an exposed-EP column (HasEp())
+     */
+    static void PrintHeader(FILE* out, bool ep = false);
+    /// Whether the step has expert-parallel all-to-alls: its rows, CSV and plot show exposed EP.
+    bool HasEp() const;
     /**
      * Time the step with this cluster's collectives and print its row.
      * \param cluster the fabric and how its collectives are timed
@@ -104,6 +111,7 @@ class StepFabricComparison
     double m_modelFlops;
     double m_peakTflops;
     uint32_t m_gpus;
+    bool m_ep; //!< the step has EP collectives
     std::vector<Row> m_rows;
     uint64_t m_events{0};
     uint64_t m_packetHops{0};

@@ -15,9 +15,10 @@ namespace ns3
 
 /**
  * \ingroup collectives
- * \brief What a training step is set up from by name: the shapes of the Llama 3 models and the
- * GPUs' dense BF16 peak, each from its published source, so that a program offers --model=70B
- * and --gpu=h100 instead of a dozen numbers and a study starts from a model people train.
+ * \brief What a training step is set up from by name: the shapes of the Llama 3 models, of two
+ * mixture-of-experts models (Mixtral 8x7B, DeepSeek-V3) and the GPUs' dense BF16 peak, each
+ * from its published source, so that a program offers --model=70B and --gpu=h100 instead of a
+ * dozen numbers and a study starts from a model people train.
  *
  * The peak sets the compute spans (FLOPs / (peak x efficiency)) and MFU's denominator; the
  * GPU's generation picks NCCL's tuner tables and the NVLink preset of its communicators.
@@ -25,11 +26,13 @@ namespace ns3
 class StepPresets
 {
   public:
-    /// The models: "8B", "70B", "405B".
+    /// The models: "8B", "70B", "405B" (Llama 3), "mixtral-8x7b", "deepseek-v3".
     static const std::vector<std::string>& GetModels();
     /**
-     * Set a model's shape: layers, hidden and FFN sizes, heads, KV heads and vocabulary; the
-     * rest of the config (sequence, batch, parallelism, hardware) stays as it is.
+     * Set a model's shape: layers, hidden and FFN sizes, heads, KV heads and vocabulary, its
+     * experts (none for a dense model) and its attention (MLA for DeepSeek-V3); the rest of
+     * the config (sequence, batch, parallelism and EP, capacity factor, hardware) stays as it
+     * is.
      * \param model one of GetModels()
      * \param config the step to shape
      * \throw InputError for another name

@@ -8,6 +8,9 @@
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/units.h"
 
+#include <cmath>
+#include <sstream>
+
 namespace ns3
 {
 
@@ -20,10 +23,25 @@ void
 TrainingStepOptions::AddOptions(ProgramOptions& opts)
 {
     opts.AddValue("gpus", "GPUs in the job", m_gpus);
-    opts.AddChoice("model", "model shape (Llama 3)", m_model, StepPresets::GetModels());
+    opts.AddChoice("model",
+                   "model shape (Llama 3; mixture of experts: Mixtral, DeepSeek-V3)",
+                   m_model,
+                   StepPresets::GetModels());
     opts.AddValue("tp", "tensor-parallel degree (inside a node)", m_tp);
     opts.AddValue("pp", "pipeline stages", m_pp);
     opts.AddValue("dp", "data-parallel degree (0: gpus / (tp x pp))", m_dp);
+    opts.AddValue("ep",
+                  "expert-parallel degree of an MoE model, out of DP (1: every GPU holds every "
+                  "expert, no all-to-all)",
+                  m_ep);
+    opts.AddValue("capacityFactor",
+                  "MoE: tokens an expert takes from each GPU, relative to an even share (1: "
+                  "dropless and balanced)",
+                  m_step.capacityFactor);
+    opts.AddValue("lastStageLayers",
+                  "layers of the last pipeline stage, the others splitting the rest evenly (0: "
+                  "every stage the same)",
+                  m_step.lastStageLayers);
     opts.AddValue("gpusPerNode", "GPUs per node, joined by NVLink", m_gpusPerNode);
     opts.AddChoice("gpu",
                    "GPU: peak FLOPS, NVLink and NCCL's tables",
@@ -75,6 +93,8 @@ TrainingStepOptions::Check()
     StepPresets::ApplyModel(m_model, m_step);
     m_step.tp = m_tp;
     m_step.pp = m_pp;
+    m_step.ep = m_ep;
+    m_step.gpusPerNode = m_gpusPerNode;
     m_step.dp = m_dp == 0 && m_tp * m_pp > 0 ? m_gpus / (m_tp * m_pp) : m_dp;
     m_step.peakTflops = StepPresets::GetPeakTflops(m_gpu);
     if (m_tp == 0 || m_pp == 0 || m_step.dp == 0 || uint64_t(m_tp) * m_pp * m_step.dp != m_gpus)
@@ -92,6 +112,10 @@ TrainingStepOptions::Check()
                              " GPUs for --gpus=" + std::to_string(m_gpus),
                          "TP inside a node (TP divides the GPUs per node, which divide the GPUs)");
     }
+    if (m_workload.empty())
+    {
+        CheckExperts();
+    }
     const std::string problem = m_workload.empty() ? TransformerStepBuilder::Check(m_step) : "";
     if (!problem.empty())
     {
@@ -101,6 +125,30 @@ TrainingStepOptions::Check()
     if (m_sample < 4)
     {
         throw InputError("--sample=" + std::to_string(m_sample) + " is too small", "e.g. 64MiB");
+    }
+}
+
+void
+TrainingStepOptions::CheckExperts() const
+{
+    const std::string ep = "--ep=" + std::to_string(m_ep);
+    if (m_ep == 0)
+    {
+        throw InputError(ep + ": an EP degree is at least 1",
+                         "1 (no expert parallelism) or a divisor of the experts and of DP");
+    }
+    if (m_ep > 1 && m_step.experts == 0)
+    {
+        throw InputError(ep + " needs a mixture-of-experts model, and --model=" + m_model +
+                             " is dense",
+                         "--model=mixtral-8x7b or deepseek-v3, or --ep=1");
+    }
+    if (!(m_step.capacityFactor > 0) || !std::isfinite(m_step.capacityFactor))
+    {
+        std::ostringstream factor;
+        factor << m_step.capacityFactor;
+        throw InputError("--capacityFactor=" + factor.str() + " is not a positive factor",
+                         "e.g. 1 (dropless) or 1.25");
     }
 }
 
@@ -228,6 +276,10 @@ TrainingStepOptions::PrintSetup(FILE* out, const std::vector<std::string>& fabri
             std::fprintf(out, "# note: %s\n", note.c_str());
         }
     }
+    else if (m_step.experts > 0)
+    {
+        PrintMoeSetup(out);
+    }
     else
     {
         std::fprintf(out,
@@ -270,6 +322,70 @@ TrainingStepOptions::PrintSetup(FILE* out, const std::vector<std::string>& fabri
 }
 
 void
+TrainingStepOptions::PrintMoeSetup(FILE* out) const
+{
+    const TransformerStepBuilder::Config& c = m_step;
+    const std::string dense = c.firstDenseLayers > 0
+                                  ? ", the first " + std::to_string(c.firstDenseLayers) +
+                                        " dense of FFN " + std::to_string(c.ffn)
+                                  : "";
+    const std::string shared =
+        c.sharedExperts > 0 ? " + " + std::to_string(c.sharedExperts) + " shared" : "";
+    std::fprintf(out,
+                 "# training-step: %s (%u layers%s, hidden %u, %u experts%s of FFN %u, top-%u, "
+                 "%s attention, %.1fB parameters, %.1fB active) on %u %s (%u nodes x %u), TP%u "
+                 "PP%u DP%u EP%u (expert DP %u) ZeRO-%u, %u micro-batches of %u x %u tokens\n",
+                 m_model.c_str(),
+                 c.layers,
+                 dense.c_str(),
+                 c.hidden,
+                 c.experts,
+                 shared.c_str(),
+                 c.expertFfn,
+                 c.topK,
+                 c.kvLoraRank > 0 ? "MLA" : "GQA",
+                 TransformerStepBuilder::TotalParams(c) / 1e9,
+                 TransformerStepBuilder::ActiveParams(c) / 1e9,
+                 m_gpus,
+                 m_gpu.c_str(),
+                 m_gpus / m_gpusPerNode,
+                 m_gpusPerNode,
+                 m_tp,
+                 m_pp,
+                 c.dp,
+                 c.ep,
+                 TransformerStepBuilder::ExpertDp(c),
+                 c.zeroStage,
+                 TransformerStepBuilder::MicroBatches(c),
+                 c.microBatch,
+                 c.seqLen);
+    if (c.ep == 1)
+    {
+        std::fprintf(out, "# MoE: EP 1: every GPU holds every expert, no all-to-all\n");
+        return;
+    }
+    std::fprintf(out,
+                 "# MoE: per layer and micro-batch a dispatch and a combine all-to-all, forward "
+                 "and backward, of %s per GPU pair (capacity factor %g) on %s\n",
+                 FormatSize(TransformerStepBuilder::EpAllToAllBytes(c)).c_str(),
+                 c.capacityFactor,
+                 EpPlacement().c_str());
+}
+
+std::string
+TrainingStepOptions::EpPlacement() const
+{
+    const uint32_t local = TransformerStepBuilder::EpGpusPerNode(m_step);
+    const std::string group = "EP groups of " + std::to_string(m_step.ep) + " GPUs";
+    if (local == m_step.ep)
+    {
+        return group + " inside a node (NVLink)";
+    }
+    return group + ", " + std::to_string(local) + " per node on " +
+           std::to_string(m_step.ep / local) + " nodes";
+}
+
+void
 TrainingStepOptions::WriteJson(nlohmann::json& j) const
 {
     j["model"] = {{"name", m_model},
@@ -281,6 +397,20 @@ TrainingStepOptions::WriteJson(nlohmann::json& j) const
                   {"vocab", m_step.vocab},
                   {"parameters", TransformerStepBuilder::TotalParams(m_step)},
                   {"model_flops_per_step", m_modelFlops}};
+    if (m_step.experts > 0 && m_workload.empty())
+    {
+        const TransformerStepBuilder::Config& c = m_step;
+        j["model"]["moe"] = {
+            {"experts", c.experts},
+            {"top_k", c.topK},
+            {"shared_experts", c.sharedExperts},
+            {"expert_ffn", c.expertFfn},
+            {"first_dense_layers", c.firstDenseLayers},
+            {"capacity_factor", c.capacityFactor},
+            {"active_parameters", TransformerStepBuilder::ActiveParams(c)},
+            {"all_to_all_bytes_per_gpu_pair", TransformerStepBuilder::EpAllToAllBytes(c)},
+            {"attention", c.kvLoraRank > 0 ? "mla" : "gqa"}};
+    }
     if (!m_workload.empty())
     {
         j["workload"] = {{"file", m_workload},
@@ -301,6 +431,16 @@ TrainingStepOptions::WriteJson(nlohmann::json& j) const
                         {"micro_batch", m_step.microBatch},
                         {"seq_len", m_step.seqLen},
                         {"global_batch", m_step.globalBatch}};
+    if (m_step.experts > 0 && m_workload.empty())
+    {
+        j["parallelism"]["ep"] = m_step.ep;
+        j["parallelism"]["expert_dp"] = TransformerStepBuilder::ExpertDp(m_step);
+        j["parallelism"]["ep_gpus_per_node"] = TransformerStepBuilder::EpGpusPerNode(m_step);
+    }
+    if (m_step.lastStageLayers > 0 && m_workload.empty())
+    {
+        j["parallelism"]["last_stage_layers"] = m_step.lastStageLayers;
+    }
     j["mode"] = m_mode;
     j["simulated"] =
         IsPacket()
@@ -310,6 +450,16 @@ TrainingStepOptions::WriteJson(nlohmann::json& j) const
               "sample size extrapolated from runs at the sample and half of it; the step itself "
               "timed by the step model from those times"
             : "collective times from NCCL 2.30.7's cost model; nothing simulated packet by packet";
+    if (m_step.experts > 0 && m_workload.empty())
+    {
+        const std::string experts =
+            m_step.ep == 1 ? "; EP 1: no all-to-all, the experts' gradients over DP"
+                           : "; the all-to-alls on " + EpPlacement() +
+                                 ", the experts' gradients over expert-DP groups of " +
+                                 std::to_string(TransformerStepBuilder::ExpertDp(m_step)) +
+                                 " GPUs (one per node, as DP)";
+        j["simulated"] = j["simulated"].get<std::string>() + experts;
+    }
 }
 
 } // namespace ns3

@@ -26,12 +26,14 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief A training step's command line, so that a program times a step the way people
- * describe a job: the job (--gpus, a Llama 3 --model or a --workload file to replay, the
- * --tp/--pp/--dp degrees, the ZeRO stage, the batch), the cluster (--gpu, --gpusPerNode, the
- * links' rates and delay) and how collectives are timed (--mode, --sample).
+ * describe a job: the job (--gpus, a Llama 3 or mixture-of-experts --model or a --workload file
+ * to replay, the --tp/--pp/--dp/--ep degrees, the ZeRO stage, the batch), the cluster (--gpu,
+ * --gpusPerNode, the links' rates and delay) and how collectives are timed (--mode, --sample).
  *
  * Check() rejects, before anything is built, degrees whose product is not the GPU count, TP
- * across nodes and a step TransformerStepBuilder cannot make; Load() then reads the workload
+ * across nodes, an EP degree of 0 or on a dense model, a capacity factor that is not a positive
+ * number, and a step TransformerStepBuilder cannot make (EP that does not divide the experts or
+ * DP, ...); Load() then reads the workload
  * (whose mistakes are WorkloadFile's InputErrors, naming the file and line) or builds the step.
  * What they give: the StepGraph, its model FLOPs and the GPUs MFU divides by, each fabric's
  * StepCollectiveTimer::Cluster, the lines before the table and the summary's model,
@@ -105,12 +107,19 @@ class TrainingStepOptions
 
   private:
     bool IsPacket() const;
+    /// The mistakes in --ep and --capacityFactor the builder does not name as options.
+    void CheckExperts() const;
+    /// The line before the table of an MoE model, and where its all-to-alls run.
+    void PrintMoeSetup(FILE* out) const;
+    /// Where an EP group's GPUs sit (EP > 1): "EP groups of 8 GPUs inside a node (NVLink)", ...
+    std::string EpPlacement() const;
 
     uint32_t m_gpus{1024};
     std::string m_model{"70B"};
     uint32_t m_tp{8};
     uint32_t m_pp{4};
     uint32_t m_dp{0}; //!< 0: gpus / (tp x pp)
+    uint32_t m_ep{1};
     uint32_t m_gpusPerNode{8};
     std::string m_gpu{"h100"};
     TransformerStepBuilder::Config m_step;

@@ -20,6 +20,8 @@
 #include <csignal>
 #include <cstdio>
 #include <gtest/gtest.h>
+#include <iterator>
+#include <sstream>
 
 using namespace ns3;
 using Category = StepGraph::Category;
@@ -143,6 +145,41 @@ TEST_F(StepFabricComparisonTest, TheCsvHasARowPerFabricAndThePlotStacksThem)
               std::string::npos)
         << gp;
     EXPECT_NE(gp.find("'' using 7 skip 1 title 'exposed DP'\n"), std::string::npos) << gp;
+}
+
+TEST_F(StepFabricComparisonTest, AnMoeStepHasAnExposedEpColumn)
+{
+    // Mixtral on 64 GPUs, TP8 PP2 DP4 EP4: the EP groups one GPU per node.
+    TransformerStepBuilder::Config c = SmallStep();
+    StepPresets::ApplyModel("mixtral-8x7b", c);
+    c.ep = 4;
+    const StepGraph graph = TransformerStepBuilder::Build(c);
+    StepFabricComparison fabrics(graph, TransformerStepBuilder::ModelFlops(c), c.peakTflops, 64);
+    EXPECT_TRUE(fabrics.HasEp());
+    const std::string header =
+        Printed([&](FILE* f) { StepFabricComparison::PrintHeader(f, fabrics.HasEp()); });
+    EXPECT_NE(header.find(" exp.DP  exp.EP    comm "), std::string::npos) << header;
+    const std::string row = Printed([&](FILE* f) { fabrics.Time(Tuner("roce", "400Gbps"), f); });
+    const double ep = fabrics.GetRows()[0].result.mean.exposed[static_cast<size_t>(Category::EP)];
+    EXPECT_GT(ep, 0);
+    // The row's columns line up with the header's: 12 numbers.
+    std::istringstream words(row);
+    std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+    EXPECT_EQ(w.size(), 12U) << row;
+    RunOutput out(m_dir.string());
+    fabrics.WriteCsv(out);
+    const std::string csv = Slurp(m_dir / "step-breakdown.csv");
+    EXPECT_EQ(csv.substr(0, csv.find('\n')),
+              "fabric,step_s,compute_s,bubble_s,tp_s,pp_s,dp_s,ep_s");
+    fabrics.Plot(out, "a-test", "a title");
+    EXPECT_NE(Slurp(m_dir / "step.gp").find("'' using 8 skip 1 title 'exposed EP'\n"),
+              std::string::npos);
+    const nlohmann::json j = fabrics.ToJson();
+    EXPECT_DOUBLE_EQ(j[0]["exposed_s"]["ep"].get<double>(), ep);
+    EXPECT_TRUE(j[0]["stages"][0].contains("exposed_ep_s"));
+    // A dense step's table keeps its columns.
+    StepFabricComparison dense(TransformerStepBuilder::Build(SmallStep()), 0, 989, 64);
+    EXPECT_FALSE(dense.HasEp());
 }
 
 TEST_F(StepFabricComparisonTest, ASignalLeavesTheFabricWithoutAStep)

@@ -97,6 +97,28 @@ TEST(TrainingStepOptions, EachMistakeIsTheProgramsMessage)
          "the step cannot be built: 80 layers do not divide into 3 pipeline stages",
          "sizes and degrees that divide (see --help)"},
         {{"--sample=2"}, "--sample=2 is too small", "e.g. 64MiB"},
+        {{"--ep=0"},
+         "--ep=0: an EP degree is at least 1",
+         "1 (no expert parallelism) or a divisor of the experts and of DP"},
+        {{"--ep=8"},
+         "--ep=8 needs a mixture-of-experts model, and --model=70B is dense",
+         "--model=mixtral-8x7b or deepseek-v3, or --ep=1"},
+        {{"--model=mixtral-8x7b", "--ep=3"},
+         "the step cannot be built: 8 experts do not divide among EP 3",
+         "sizes and degrees that divide (see --help)"},
+        {{"--model=mixtral-8x7b", "--gpus=64", "--pp=4", "--ep=4"},
+         "the step cannot be built: EP 4 does not divide DP 2 (expert-parallel GPUs are "
+         "data-parallel ones)",
+         "sizes and degrees that divide (see --help)"},
+        {{"--model=mixtral-8x7b", "--capacityFactor=-1"},
+         "--capacityFactor=-1 is not a positive factor",
+         "e.g. 1 (dropless) or 1.25"},
+        {{"--model=mixtral-8x7b", "--capacityFactor=5"},
+         "the step cannot be built: a capacity factor of 5 is not in (0, experts / top-k = 4]",
+         "sizes and degrees that divide (see --help)"},
+        {{"--model=deepseek-v3", "--gpus=2048", "--tp=1", "--pp=16", "--ep=64"},
+         "the step cannot be built: 61 layers do not divide into 16 pipeline stages",
+         "sizes and degrees that divide (see --help)"},
         {{"--workload=" + SAMPLES + "none.json"},
          SAMPLES + "none.json: cannot be read",
          "a workload file (JSON, docs/workload-format.md) or an NCCL log"},
@@ -112,6 +134,53 @@ TEST(TrainingStepOptions, EachMistakeIsTheProgramsMessage)
     EXPECT_EQ(ErrorOf({"--pp=3", "--gpus=24", "--workload=" + SAMPLES + "pipeline-2stage.json"})
                   .GetWhat(),
               "");
+}
+
+TEST(TrainingStepOptions, AMixtureOfExpertsJobHasItsEpGroupsAndSaysSo)
+{
+    // Megatron-LM's Mixtral recipe (examples/mixtral): TP1 PP4 EP8, 256 sequences, on 64 GPUs.
+    Parsed p({"--model=mixtral-8x7b",
+              "--gpus=64",
+              "--tp=1",
+              "--pp=4",
+              "--ep=8",
+              "--globalBatch=256",
+              "--capacityFactor=1.25"});
+    p.step.Check();
+    p.step.Load();
+    const TransformerStepBuilder::Config& c = p.step.GetStep();
+    EXPECT_EQ(c.ep, 8U);
+    EXPECT_EQ(c.dp, 16U);
+    EXPECT_DOUBLE_EQ(c.capacityFactor, 1.25);
+    EXPECT_DOUBLE_EQ(p.step.GetModelFlops(), TransformerStepBuilder::ModelFlops(c));
+    bool ep = false;
+    for (const StepGraph::Communicator& comm : p.step.GetGraph().GetCommunicators())
+    {
+        if (comm.name == "ep")
+        {
+            ep = true;
+            EXPECT_EQ(comm.nRanks, 8U);
+            EXPECT_EQ(comm.gpusPerNode, 8U) << "TP1: the 8 GPUs of a node";
+        }
+    }
+    EXPECT_TRUE(ep);
+    nlohmann::json j;
+    p.step.WriteJson(j);
+    EXPECT_EQ(j["parallelism"]["ep"], 8U);
+    EXPECT_EQ(j["parallelism"]["expert_dp"], 2U);
+    EXPECT_EQ(j["parallelism"]["ep_gpus_per_node"], 8U);
+    EXPECT_EQ(j["model"]["moe"]["top_k"], 2U);
+    // 4096 x 2 tokens / 8 experts x 1.25 = 1280 per expert, one expert per GPU, 4096 x 2 bytes.
+    EXPECT_EQ(j["model"]["moe"]["all_to_all_bytes_per_gpu_pair"], 1280U * 4096 * 2);
+    EXPECT_EQ(j["model"]["moe"]["active_parameters"], TransformerStepBuilder::ActiveParams(c));
+    // A dense job's summary has none of it.
+    Parsed dense({});
+    dense.step.Check();
+    dense.step.Load();
+    nlohmann::json d;
+    dense.step.WriteJson(d);
+    EXPECT_FALSE(d["model"].contains("moe"));
+    EXPECT_FALSE(d["parallelism"].contains("ep"));
 }
 
 TEST(TrainingStepOptions, AWorkloadGivesItsGraphFlopsAndGpus)
