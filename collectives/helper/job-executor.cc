@@ -35,18 +35,24 @@ JobExecutor::JobExecutor(const JobGraph& job,
     m_base.reserve(ops.size() + 1);
     m_base.push_back(0);
     m_users.resize(ops.size());
+    for (const StepGraph::Op& o : ops)
+    {
+        m_streams.push_back(o.stream);
+    }
+    std::sort(m_streams.begin(), m_streams.end());
+    m_streams.erase(std::unique(m_streams.begin(), m_streams.end()), m_streams.end());
+    m_nStreams = m_streams.size();
     for (uint32_t op = 0; op < ops.size(); ++op)
     {
         m_base.push_back(m_base.back() + job.GetInstances(op));
         for (uint32_t rank : ops[op].ranks)
         {
-            m_queues[{rank, ops[op].stream}].push_back(op);
+            m_queues[{rank, Lane(ops[op].stream)}].push_back(op);
         }
         for (uint32_t d : ops[op].deps)
         {
             m_users[d].push_back(op);
         }
-        m_nStreams = std::max(m_nStreams, ops[op].stream + 1);
     }
     const uint64_t n = m_base.back();
     m_heads.assign(static_cast<size_t>(job.GetNGpus()) * m_nStreams, 0);
@@ -108,15 +114,21 @@ JobExecutor::Id(uint32_t op, uint32_t slot) const
     return m_base[op] + slot;
 }
 
-int64_t
-JobExecutor::Head(uint32_t gpu, uint32_t stream) const
+uint32_t
+JobExecutor::Lane(uint32_t stream) const
 {
-    const auto it = m_queues.find({m_job.GetStage(gpu), stream});
+    return std::lower_bound(m_streams.begin(), m_streams.end(), stream) - m_streams.begin();
+}
+
+int64_t
+JobExecutor::Head(uint32_t gpu, uint32_t lane) const
+{
+    const auto it = m_queues.find({m_job.GetStage(gpu), lane});
     if (it == m_queues.end())
     {
         return -1;
     }
-    const uint32_t h = m_heads[static_cast<size_t>(gpu) * m_nStreams + stream];
+    const uint32_t h = m_heads[static_cast<size_t>(gpu) * m_nStreams + lane];
     return h < it->second.size() ? static_cast<int64_t>(it->second[h]) : -1;
 }
 
@@ -128,9 +140,9 @@ JobExecutor::Start(Callback<void> done)
     // Every GPU's first operation of every stream.
     for (uint32_t gpu = 0; gpu < m_job.GetNGpus(); ++gpu)
     {
-        for (uint32_t stream = 0; stream < m_nStreams; ++stream)
+        for (uint32_t lane = 0; lane < m_nStreams; ++lane)
         {
-            const int64_t op = Head(gpu, stream);
+            const int64_t op = Head(gpu, lane);
             if (op >= 0)
             {
                 TryStart(op, m_job.GetSlot(op, gpu));
@@ -151,7 +163,7 @@ JobExecutor::TryStart(uint32_t op, uint32_t slot)
     const std::vector<uint32_t> gpus = m_job.GetGpus(op, slot);
     for (uint32_t g : gpus)
     {
-        if (Head(g, o.stream) != op)
+        if (Head(g, Lane(o.stream)) != op)
         {
             return;
         }
@@ -183,8 +195,8 @@ JobExecutor::End(uint32_t op, uint32_t slot)
     std::vector<std::pair<uint32_t, uint32_t>> next;
     for (uint32_t g : gpus)
     {
-        ++m_heads[static_cast<size_t>(g) * m_nStreams + o.stream];
-        const int64_t h = Head(g, o.stream);
+        ++m_heads[static_cast<size_t>(g) * m_nStreams + Lane(o.stream)];
+        const int64_t h = Head(g, Lane(o.stream));
         if (h >= 0)
         {
             next.emplace_back(h, m_job.GetSlot(h, g));
@@ -319,20 +331,21 @@ JobExecutor::WriteTimeline(std::ostream& os, const std::vector<uint32_t>& gpus) 
                {"pid", gpu},
                {"args",
                 {{"name", "gpu " + std::to_string(gpu) + ", stage " + std::to_string(stage)}}}});
-        for (uint32_t stream = 0; stream < m_nStreams; ++stream)
+        for (uint32_t lane = 0; lane < m_nStreams; ++lane)
         {
-            const auto q = m_queues.find({stage, stream});
+            const auto q = m_queues.find({stage, lane});
             if (q == m_queues.end())
             {
                 continue;
             }
             const StepGraph::Op& o = step.GetOps()[q->second.front()];
             const std::string name = o.comm < 0 ? "compute" : step.GetCommunicators()[o.comm].name;
-            event({{"ph", "M"},
-                   {"name", "thread_name"},
-                   {"pid", gpu},
-                   {"tid", stream},
-                   {"args", {{"name", name + " (stream " + std::to_string(stream) + ")"}}}});
+            event(
+                {{"ph", "M"},
+                 {"name", "thread_name"},
+                 {"pid", gpu},
+                 {"tid", lane},
+                 {"args", {{"name", name + " (stream " + std::to_string(m_streams[lane]) + ")"}}}});
             for (uint32_t op : q->second)
             {
                 const StepGraph::Op& x = step.GetOps()[op];
@@ -346,7 +359,7 @@ JobExecutor::WriteTimeline(std::ostream& os, const std::vector<uint32_t>& gpus) 
                                     {"name", x.label},
                                     {"cat", StepGraph::CategoryName(x.category)},
                                     {"pid", gpu},
-                                    {"tid", stream},
+                                    {"tid", lane},
                                     {"ts", m_startTime[id] * 1e6},
                                     {"dur", (m_endTime[id] - m_startTime[id]) * 1e6}};
                 if (x.comm >= 0)

@@ -98,17 +98,20 @@ class JobExecutor
     void TryStart(uint32_t op, uint32_t slot);
     /// An instance ended: advance its GPUs' streams, release what waited for it.
     void End(uint32_t op, uint32_t slot);
-    /// The operation at the head of a GPU's stream, or -1 when the stream is done.
-    int64_t Head(uint32_t gpu, uint32_t stream) const;
+    /// A step stream's lane: its index among the step's streams (EP_STREAM is UINT32_MAX).
+    uint32_t Lane(uint32_t stream) const;
+    /// The operation at the head of a GPU's lane, or -1 when the lane is done.
+    int64_t Head(uint32_t gpu, uint32_t lane) const;
 
     const JobGraph& m_job;        //!< The step on every GPU.
     double m_start{0};            //!< When Start() was called, in seconds.
     std::vector<uint64_t> m_base; //!< By operation: the id of its slot 0.
-    /// By (stage, stream): the step's operations of that stage's stream, in order.
+    /// By (stage, lane): the step's operations of that stage's stream, in order.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> m_queues;
     std::vector<std::vector<uint32_t>> m_users; //!< By operation: those depending on it.
-    uint32_t m_nStreams{0};                     //!< Streams of a GPU (the largest + 1).
-    std::vector<uint32_t> m_heads;              //!< By GPU x m_nStreams + stream: its queue's head.
+    std::vector<uint32_t> m_streams;            //!< The step's streams, ascending (by lane).
+    uint32_t m_nStreams{0};                     //!< Lanes: the step's distinct streams.
+    std::vector<uint32_t> m_heads;              //!< By GPU x m_nStreams + lane: its queue's head.
     std::vector<uint32_t> m_depsLeft;           //!< By instance: dependencies not ended yet.
     std::vector<bool> m_started;                //!< By instance.
     std::vector<double> m_startTime;            //!< By instance, seconds since Start().

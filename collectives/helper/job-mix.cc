@@ -36,7 +36,7 @@ JobMix::Add(const Job& job)
                                << c.tp * c.pp * c.dp << " GPUs");
     m_jobs.push_back(job);
     m_steps.push_back(TransformerStepBuilder::Build(c));
-    m_graphs.emplace_back(m_steps.back(), JobGraph::Layout{c.tp, c.pp, c.dp});
+    m_graphs.emplace_back(m_steps.back(), JobGraph::Layout{c.tp, c.pp, c.dp, c.ep});
     m_outcomes.emplace_back();
 }
 

@@ -53,25 +53,12 @@ JobsFile::Parse(const std::string& text, const std::string& file)
     {
         const std::string path = JsonReader::Index("$.jobs", i);
         const Json& o = r.Object(list[i], path);
-        r.OnlyKeys(o,
-                   path,
-                   {"name",
-                    "model",
-                    "gpus",
-                    "tp",
-                    "pp",
-                    "dp",
-                    "placement",
-                    "start",
-                    "global_batch",
-                    "micro_batch",
-                    "seq_len",
-                    "layers",
-                    "hidden",
-                    "ffn",
-                    "heads",
-                    "kv_heads",
-                    "vocab"});
+        r.OnlyKeys(o, path, {"name",      "model",     "gpus",         "tp",
+                             "pp",        "dp",        "ep",           "capacity_factor",
+                             "placement", "start",     "global_batch", "micro_batch",
+                             "seq_len",   "layers",    "hidden",       "ffn",
+                             "heads",     "kv_heads",  "vocab",        "experts",
+                             "top_k",     "expert_ffn"});
         Job j;
         j.path = path;
         j.name = r.String(r.Need(o, "name", path), path + ".name");
@@ -116,6 +103,12 @@ JobsFile::Parse(const std::string& text, const std::string& file)
                        std::to_string(j.dp) + " is not " + std::to_string(j.gpus) + " GPUs",
                    "degrees whose product is \"gpus\"");
         }
+        j.ep = count("ep", 1);
+        if (o.contains("capacity_factor"))
+        {
+            j.capacityFactor =
+                r.Number(o["capacity_factor"], path + ".capacity_factor", 0, MAX_COUNT);
+        }
         if (o.contains("placement"))
         {
             j.placement =
@@ -135,6 +128,9 @@ JobsFile::Parse(const std::string& text, const std::string& file)
         j.heads = count("heads", 0);
         j.kvHeads = count("kv_heads", 0);
         j.vocab = count("vocab", 0);
+        j.experts = count("experts", 0);
+        j.topK = count("top_k", 0);
+        j.expertFfn = count("expert_ffn", 0);
         jobs.push_back(j);
     }
     return jobs;

@@ -27,9 +27,11 @@ namespace ns3
  *     ]}
  *
  * Each job: "name" (unique), "model" (a preset of StepPresets), "gpus", "tp" (8), "pp" (1),
- * "dp" (the GPUs over TP x PP), "placement" (ClusterPlacement::Spec's text, "contiguous"),
+ * "dp" (the GPUs over TP x PP), "ep" (1; expert parallelism of an MoE model, out of DP),
+ * "capacity_factor" (1), "placement" (ClusterPlacement::Spec's text, "contiguous"),
  * "start" (when its step starts, "0ms"), and optionally "global_batch", "micro_batch" and
- * "seq_len", and the model's shape, "layers", "hidden", "ffn", "heads", "kv_heads", "vocab"
+ * "seq_len", and the model's shape, "layers", "hidden", "ffn", "heads", "kv_heads", "vocab",
+ * for an MoE model "experts", "top_k", "expert_ffn"
  * (the preset's otherwise: a small shape for a quick study). A mistake is an InputError naming the
  * file and the JSON path; what only the cluster can tell (a job larger than it, two jobs on one
  * node) is found where the jobs are placed.
@@ -46,6 +48,8 @@ class JobsFile
         uint32_t tp{8};                   //!< Tensor parallel.
         uint32_t pp{1};                   //!< Pipeline stages.
         uint32_t dp{0};                   //!< Data parallel.
+        uint32_t ep{1};                   //!< Expert parallel (out of DP; an MoE model).
+        double capacityFactor{1};         //!< An MoE layer's expert capacity factor.
         ClusterPlacement::Spec placement; //!< Where its nodes are.
         Time start{0};                    //!< When its step starts.
         uint32_t globalBatch{0};          //!< Sequences per step; 0: the model's.
@@ -57,6 +61,9 @@ class JobsFile
         uint32_t heads{0};                //!< Attention heads; 0: the model's.
         uint32_t kvHeads{0};              //!< Key-value heads (GQA); 0: the model's.
         uint32_t vocab{0};                //!< Vocabulary; 0: the model's.
+        uint32_t experts{0};              //!< Routed experts (MoE); 0: the model's.
+        uint32_t topK{0};                 //!< Experts per token (MoE); 0: the model's.
+        uint32_t expertFfn{0};            //!< An expert's MLP width (MoE); 0: the model's.
         std::string path;                 //!< Its JSON path, for messages.
     };
 

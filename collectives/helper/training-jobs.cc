@@ -75,6 +75,9 @@ TrainingJobs::Load(const std::string& path)
         c.tp = s.tp;
         c.pp = s.pp;
         c.dp = s.dp;
+        c.ep = s.ep;
+        c.capacityFactor = s.capacityFactor;
+        c.gpusPerNode = m_gpusPerNode;
         c.globalBatch = s.globalBatch ? s.globalBatch : c.globalBatch;
         c.microBatch = s.microBatch ? s.microBatch : c.microBatch;
         c.seqLen = s.seqLen ? s.seqLen : c.seqLen;
@@ -84,6 +87,9 @@ TrainingJobs::Load(const std::string& path)
         c.heads = s.heads ? s.heads : c.heads;
         c.kvHeads = s.kvHeads ? s.kvHeads : c.kvHeads;
         c.vocab = s.vocab ? s.vocab : c.vocab;
+        c.experts = s.experts ? s.experts : c.experts;
+        c.topK = s.topK ? s.topK : c.topK;
+        c.expertFfn = s.expertFfn ? s.expertFfn : c.expertFfn;
         c.peakTflops = StepPresets::GetPeakTflops(m_gpu);
         const std::string where = path + ": " + s.path;
         if (s.gpus % m_gpusPerNode != 0 || m_gpusPerNode % s.tp != 0)
@@ -92,6 +98,13 @@ TrainingJobs::Load(const std::string& path)
                 where + ": " + std::to_string(s.gpus) + " GPUs with TP " + std::to_string(s.tp) +
                     " on servers of --gpusPerNode=" + std::to_string(m_gpusPerNode),
                 "whole servers per job, and TP inside a server"));
+        }
+        if (s.ep > 1 && c.experts == 0)
+        {
+            m_opts.Fail(InputError(where + ".ep: EP " + std::to_string(s.ep) + " on " + s.model +
+                                       ", a dense model",
+                                   "a mixture-of-experts model (mixtral-8x7b, deepseek-v3) or "
+                                   "no \"ep\""));
         }
         const std::string problem = TransformerStepBuilder::Check(c);
         if (!problem.empty())
@@ -172,7 +185,7 @@ TrainingJobs::PrintSetup(FILE* out) const
         const JobsFile::Job& s = m_specs[j];
         const std::vector<uint32_t>& nodes = m_mix->GetJobs()[j].nodes;
         std::fprintf(out,
-                     "# job %s: %s on %u GPUs, TP%u PP%u DP%u, %s from server %u (%zu servers), "
+                     "# job %s: %s on %u GPUs, TP%u PP%u DP%u%s, %s from server %u (%zu servers), "
                      "starts at %s\n",
                      s.name.c_str(),
                      s.model.c_str(),
@@ -180,6 +193,7 @@ TrainingJobs::PrintSetup(FILE* out) const
                      s.tp,
                      s.pp,
                      s.dp,
+                     s.ep > 1 ? (" EP" + std::to_string(s.ep)).c_str() : "",
                      s.placement.ToString().c_str(),
                      nodes.front(),
                      nodes.size(),
@@ -201,7 +215,7 @@ void
 TrainingJobs::Print(FILE* out) const
 {
     std::fprintf(out,
-                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %6s\n",
+                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %7s %6s\n",
                  "job",
                  "step",
                  "alone",
@@ -211,13 +225,15 @@ TrainingJobs::Print(FILE* out) const
                  "exp.TP",
                  "exp.PP",
                  "exp.DP",
+                 "exp.EP",
                  "MFU");
     std::fprintf(out,
-                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %6s\n",
+                 "# %12s %10s %10s %8s %9s %8s %7s %7s %7s %7s %6s\n",
                  "",
                  "(ms)",
                  "(ms)",
                  "",
+                 "(ms)",
                  "(ms)",
                  "(ms)",
                  "(ms)",
@@ -237,7 +253,7 @@ TrainingJobs::Print(FILE* out) const
             std::snprintf(slowdown, sizeof(slowdown), "%.3f", step / o.alone.stepSeconds);
         }
         std::fprintf(out,
-                     "  %12s %10.3f %10s %8s %9.3f %8.3f %7.3f %7.3f %7.3f %5.1f%%\n",
+                     "  %12s %10.3f %10s %8s %9.3f %8.3f %7.3f %7.3f %7.3f %7.3f %5.1f%%\n",
                      m_specs[j].name.c_str(),
                      step * 1e3,
                      alone,
@@ -247,6 +263,7 @@ TrainingJobs::Print(FILE* out) const
                      b.Exposed(Category::TP) * 1e3,
                      b.Exposed(Category::PP) * 1e3,
                      b.Exposed(Category::DP) * 1e3,
+                     b.Exposed(Category::EP) * 1e3,
                      100 * Mfu(m_mix->GetJobs()[j].step, step));
     }
     std::fflush(out);
@@ -282,6 +299,7 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
                               {"tp", s.tp},
                               {"pp", s.pp},
                               {"dp", s.dp},
+                              {"ep", s.ep},
                               {"placement", s.placement.ToString()},
                               {"nodes", m_mix->GetJobs()[i].nodes},
                               {"start_us", s.start.GetSeconds() * 1e6},

@@ -26,12 +26,39 @@ KindOf(const StepGraph& step, uint32_t op)
 
 } // namespace
 
+JobGraph::DpSpan
+JobGraph::SpanOf(uint32_t op) const
+{
+    const StepGraph::Communicator& c = m_step.GetCommunicators()[m_step.GetOps()[op].comm];
+    // The expert-data-parallel group (dp / ep GPUs holding the same experts) takes every
+    // ep-th data-parallel index; DP and EP groups take consecutive ones.
+    const bool expertDp = c.category == Category::DP && m_layout.ep > 1 && c.nRanks != m_layout.dp;
+    return DpSpan{c.nRanks, expertDp ? m_layout.ep : 1};
+}
+
+uint32_t
+JobGraph::DpSpan::GroupOf(uint32_t d) const
+{
+    return d / (size * stride) * stride + d % stride;
+}
+
+uint32_t
+JobGraph::DpSpan::First(uint32_t group) const
+{
+    return group / stride * size * stride + group % stride;
+}
+
 std::string
 JobGraph::Check(const StepGraph& step, const Layout& layout)
 {
-    if (layout.tp == 0 || layout.pp == 0 || layout.dp == 0)
+    if (layout.tp == 0 || layout.pp == 0 || layout.dp == 0 || layout.ep == 0)
     {
         return "a parallel degree of 0";
+    }
+    if (layout.dp % layout.ep != 0)
+    {
+        return "EP " + std::to_string(layout.ep) + " does not divide DP " +
+               std::to_string(layout.dp);
     }
     if (step.GetNRanks() != layout.pp)
     {
@@ -40,14 +67,17 @@ JobGraph::Check(const StepGraph& step, const Layout& layout)
     }
     for (const StepGraph::Communicator& c : step.GetCommunicators())
     {
+        const bool expertDp =
+            c.category == Category::DP && layout.ep > 1 && c.nRanks == layout.dp / layout.ep;
         const uint32_t want = c.category == Category::TP   ? layout.tp
-                              : c.category == Category::DP ? layout.dp
+                              : c.category == Category::DP ? (expertDp ? c.nRanks : layout.dp)
+                              : c.category == Category::EP ? layout.ep
                               : c.category == Category::PP ? 2
                                                            : 0;
         if (want == 0)
         {
             return "communicator \"" + c.name + "\" is " + StepGraph::CategoryName(c.category) +
-                   ", which a whole job does not expand yet";
+                   ", which a whole job does not expand";
         }
         if (c.nRanks != want)
         {
@@ -138,7 +168,8 @@ JobGraph::GetInstances(uint32_t op) const
     case Category::TP:
         return m_layout.dp;
     case Category::DP:
-        return m_layout.tp;
+    case Category::EP:
+        return m_layout.tp * (m_layout.dp / SpanOf(op).size);
     default: // compute, PP
         return m_layout.dp * m_layout.tp;
     }
@@ -153,7 +184,8 @@ JobGraph::GetSlot(uint32_t op, uint32_t gpu) const
     case Category::TP:
         return inStage / m_layout.tp;
     case Category::DP:
-        return inStage % m_layout.tp;
+    case Category::EP:
+        return SpanOf(op).GroupOf(inStage / m_layout.tp) * m_layout.tp + inStage % m_layout.tp;
     default:
         return inStage;
     }
@@ -176,11 +208,15 @@ JobGraph::GetGpus(uint32_t op, uint32_t slot) const
         }
         break;
     case Category::DP:
-        for (uint32_t d = 0; d < m_layout.dp; ++d)
+    case Category::EP: {
+        const DpSpan span = SpanOf(op);
+        const uint32_t first = span.First(slot / m_layout.tp);
+        for (uint32_t k = 0; k < span.size; ++k)
         {
-            gpus.push_back(GetGpu(o.ranks[0], d, slot));
+            gpus.push_back(GetGpu(o.ranks[0], first + k * span.stride, slot % m_layout.tp));
         }
         break;
+    }
     default: // PP: the (d, t) of the slot on each stage, in the operation's rank order
         for (uint32_t p : o.ranks)
         {
@@ -207,7 +243,8 @@ JobGraph::GetGroup(uint32_t op, uint32_t slot) const
     case Category::TP:
         return o.ranks[0] * m_layout.dp + slot;
     case Category::DP:
-        return o.ranks[0] * m_layout.tp + slot;
+    case Category::EP:
+        return o.ranks[0] * GetInstances(op) + slot;
     default:
         return slot;
     }

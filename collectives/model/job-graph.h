@@ -21,7 +21,8 @@ namespace ns3
  * operations and each collective runs on its own group of GPUs.
  *
  * GPUs are numbered as Megatron-LM numbers its ranks (megatron/core/parallel_state.py, its
- * default order "tp-cp-ep-dp-pp", with no context or expert parallelism): GPU g = (p x DP + d) x TP
+ * default order "tp-cp-ep-dp-pp", with no context parallelism and EP a part of d): GPU g = (p x DP
+ * + d) x TP
  * + t for pipeline stage p, data-parallel index d and tensor-parallel index t, so a tensor-parallel
  * group is TP consecutive GPUs (one node when TP is its GPUs), a data-parallel group the GPUs of
  * one stage and one t (one per node: a rail), and a pipeline the GPUs of one (d, t) across the
@@ -31,13 +32,17 @@ namespace ns3
  * - a compute span: one per GPU of its stage;
  * - a collective of a TP communicator: one per (stage, d), its GPUs in t order;
  * - of a DP communicator: one per (stage, t), its GPUs in d order;
+ * - of an EP communicator (expert parallelism, carved out of DP as Megatron-LM's "tp-ep-dp-pp"
+ *   order carves it): one per (stage, t, d / EP), its GPUs EP consecutive data-parallel indices;
+ *   of the expert-data-parallel communicator (a DP communicator of DP / EP ranks, which reduces
+ *   the experts' gradients): one per (stage, t, d mod EP), its GPUs every EP-th index;
  * - of a PP communicator (between the stages its operations name): one per (d, t), its GPUs
  *   in the order of the operation's ranks.
  * Instance X depends on instance Y when X's operation depends on Y's and the two share a GPU;
  * each GPU's streams run their instances in the order of the step's.
  *
  * Instances of an operation are numbered by slot, 0 to GetInstances(op) - 1: compute and PP by
- * d x TP + t, TP by d, DP by t.
+ * d x TP + t, TP by d, DP and EP by group x TP + t (the group of d: 0 for DP).
  */
 class JobGraph
 {
@@ -48,12 +53,15 @@ class JobGraph
         uint32_t tp{1}; //!< tensor parallel
         uint32_t pp{1}; //!< pipeline stages (the step's ranks)
         uint32_t dp{1}; //!< data parallel
+        /// Expert parallel, carved out of DP (TransformerStepBuilder: ep consecutive
+        /// data-parallel indices); 1: none.
+        uint32_t ep{1};
     };
 
     /**
      * "" or what keeps the step from running on the layout: a rank count other than PP, a
-     * communicator whose size is not its degree (TP, DP; 2 stages for PP), an expert-parallel
-     * communicator (not expanded yet), a PP communicator whose operations name different
+     * communicator whose size is not its degree (TP, DP or DP / EP, EP; 2 stages for PP), EP
+     * not dividing DP, a PP communicator whose operations name different
      * stages.
      * \param step the step (valid: StepGraph::Validate)
      * \param layout the job's degrees
@@ -89,12 +97,26 @@ class JobGraph
     bool RunsOn(uint32_t op, uint32_t gpu) const;
     /**
      * The group of a collective's instance within its communicator: one id per group of GPUs
-     * (TP: stage x DP + d; DP: stage x TP + t; PP: d x TP + t), the same for every operation of
-     * the communicator on that group.
+     * (TP: stage x DP + d; DP and EP: stage x GetInstances + slot; PP: d x TP + t), the same for
+     * every operation of the communicator on that group.
      */
     uint32_t GetGroup(uint32_t op, uint32_t slot) const;
 
   private:
+    /// The data-parallel indices of a DP or EP group: `size` of them, `stride` apart.
+    struct DpSpan
+    {
+        uint32_t size;   //!< GPUs of a group
+        uint32_t stride; //!< 1: consecutive; ep: the expert-data-parallel group
+        /// The group of data-parallel index d (0 to dp / size - 1).
+        uint32_t GroupOf(uint32_t d) const;
+        /// The first data-parallel index of a group.
+        uint32_t First(uint32_t group) const;
+    };
+
+    /// The span of a DP or EP operation's communicator.
+    DpSpan SpanOf(uint32_t op) const;
+
     const StepGraph& m_step; //!< The step.
     Layout m_layout;         //!< The degrees.
 };

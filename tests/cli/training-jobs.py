@@ -7,10 +7,12 @@
   data-parallel traffic crosses the same leaf uplinks (InfiniBand, whose LFT routes spread it
   evenly, so the slowdown is the sharing and not ECMP luck), each job is at least 10 % slower
   beside the other than alone, and no faster than twice alone (two jobs share the uplinks).
+- A dense job beside an MoE job (examples/jobs/dense-and-moe.json): the MoE job's expert
+  all-to-alls run (exposed EP time, EP 4 in its summary), the dense job has none.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; a second identical run gives identical results.
 
-usage: training-jobs.py WORKDIR BINARY JOBS_FILE
+usage: training-jobs.py WORKDIR BINARY JOBS_FILE MOE_JOBS_FILE
 """
 
 import json
@@ -49,10 +51,10 @@ def check_rows(name, s, problems):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         sys.exit(__doc__)
     cwd = clitest.fresh_dir(sys.argv[1])
-    binary, jobs_file = sys.argv[2], sys.argv[3]
+    binary, jobs_file, moe_file = sys.argv[2], sys.argv[3], sys.argv[4]
     problems = []
 
     rail = run(binary, cwd, "rail", [f"--jobs={jobs_file}"])
@@ -73,6 +75,17 @@ def main():
     again = run(binary, cwd, "tor-again", [f"--jobs={jobs_file}", *shared])
     if json.dumps(again["jobs"]) != json.dumps(tor["jobs"]):
         problems.append("a second identical run gave other jobs results")
+
+    moe = run(binary, cwd, "moe", [f"--jobs={moe_file}", *shared])
+    jobs = {j["name"]: j for j in check_rows("moe", moe, problems)}
+    if set(jobs) == {"dense", "moe"}:
+        if jobs["moe"]["ep"] != 4 or not jobs["moe"]["together"]["exposed_s"]["ep"] > 0:
+            problems.append(f"moe: EP {jobs['moe']['ep']}, exposed "
+                            f"{jobs['moe']['together']['exposed_s']}")
+        if jobs["dense"]["together"]["exposed_s"]["ep"] != 0:
+            problems.append("moe: the dense job has expert all-to-alls")
+    else:
+        problems.append(f"moe: jobs {sorted(jobs)}")
 
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)

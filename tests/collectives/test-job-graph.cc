@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * JobGraph: a step's operations expanded over a job's TP x PP x DP GPUs, counted and placed by
- * hand: Megatron-LM's numbering, the groups of each kind of communicator, the instances a
- * dependency joins; and what the expansion refuses.
+ * hand: Megatron-LM's numbering, the groups of each kind of communicator (expert parallelism's
+ * too), the instances a dependency joins; and what the expansion refuses.
  */
 
 #include "ns3/job-graph.h"
@@ -83,10 +83,13 @@ TEST(JobGraph, EachKindOfOperationHasItsGroups)
     EXPECT_EQ(job.GetGroup(s.send, 5), 5u);
 }
 
-TEST(JobGraph, TheDefaultStepExpandsToEveryGpu)
+namespace
 {
-    // A small dense step: 2 x 2 x 2 GPUs, every operation's instances cover its stage's GPUs
-    // exactly once per GPU.
+
+/// A small Llama-shaped step (4 layers of 1024) of TP x PP x DP GPUs.
+TransformerStepBuilder::Config
+SmallModel(uint32_t tp, uint32_t pp, uint32_t dp)
+{
     TransformerStepBuilder::Config c;
     c.layers = 4;
     c.hidden = 1024;
@@ -96,13 +99,22 @@ TEST(JobGraph, TheDefaultStepExpandsToEveryGpu)
     c.vocab = 32000;
     c.seqLen = 512;
     c.globalBatch = 8;
-    c.tp = 2;
-    c.pp = 2;
-    c.dp = 2;
+    c.tp = tp;
+    c.pp = pp;
+    c.dp = dp;
+    return c;
+}
+
+/// Every operation's instances cover the GPUs of its stage exactly once each, and each GPU's
+/// slot is the instance it is in.
+void
+ExpectEveryGpuOnce(const TransformerStepBuilder::Config& c)
+{
     ASSERT_EQ(TransformerStepBuilder::Check(c), "");
     const StepGraph g = TransformerStepBuilder::Build(c);
-    ASSERT_EQ(JobGraph::Check(g, {2, 2, 2}), "");
-    const JobGraph job(g, {2, 2, 2});
+    const JobGraph::Layout layout{c.tp, c.pp, c.dp, c.ep};
+    ASSERT_EQ(JobGraph::Check(g, layout), "");
+    const JobGraph job(g, layout);
     for (uint32_t op = 0; op < g.GetOps().size(); ++op)
     {
         std::vector<uint32_t> seen(job.GetNGpus(), 0);
@@ -121,6 +133,57 @@ TEST(JobGraph, TheDefaultStepExpandsToEveryGpu)
     }
 }
 
+} // namespace
+
+TEST(JobGraph, TheDefaultStepExpandsToEveryGpu)
+{
+    ExpectEveryGpuOnce(SmallModel(2, 2, 2));
+}
+
+TEST(JobGraph, AnMoeStepExpandsToEveryGpu)
+{
+    // 4 experts, top-2, EP 2 out of DP 4: EP and expert-DP groups besides TP, DP and PP.
+    TransformerStepBuilder::Config c = SmallModel(2, 2, 4);
+    c.experts = 4;
+    c.topK = 2;
+    c.expertFfn = 1024;
+    c.ep = 2;
+    c.globalBatch = 16;
+    ExpectEveryGpuOnce(c);
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    EXPECT_GT(g.Count(Category::EP), 0u);
+}
+
+TEST(JobGraph, EpGroupsAreConsecutiveDataParallelIndicesAndExpertDpEveryEpTh)
+{
+    // TP 2, PP 1, DP 8, EP 4: 16 GPUs, GPU = d x 2 + t.
+    StepGraph g;
+    const uint32_t s0 = g.AddRank("stage0");
+    const uint32_t ep = g.AddCommunicator("ep", Category::EP, 4);
+    const uint32_t edp = g.AddCommunicator("edp", Category::DP, 2);
+    const uint32_t dp = g.AddCommunicator("dp", Category::DP, 8);
+    const uint32_t a2a = g.AddCollective(ep, {s0}, 3, CollectiveOp::ALL_TO_ALL, 1024, {}, "a2a");
+    const uint32_t eAr = g.AddCollective(edp, {s0}, 2, CollectiveOp::ALL_REDUCE, 1024, {}, "e");
+    const uint32_t dAr = g.AddCollective(dp, {s0}, 2, CollectiveOp::ALL_REDUCE, 1024, {}, "d");
+    ASSERT_EQ(g.Validate(), "");
+    const JobGraph::Layout layout{2, 1, 8, 4};
+    ASSERT_EQ(JobGraph::Check(g, layout), "");
+    const JobGraph job(g, layout);
+    // EP: one per (t, d / 4); slot 3 is d 4-7 on t 1.
+    EXPECT_EQ(job.GetInstances(a2a), 4u);
+    EXPECT_EQ(job.GetGpus(a2a, 3), std::vector<uint32_t>({9, 11, 13, 15}));
+    EXPECT_EQ(job.GetSlot(a2a, 13), 3u);
+    EXPECT_EQ(job.GetGroup(a2a, 3), 3u);
+    // Expert DP: one per (t, d mod 4), the GPUs holding the same experts; slot 5 is d 2 and 6
+    // on t 1.
+    EXPECT_EQ(job.GetInstances(eAr), 8u);
+    EXPECT_EQ(job.GetGpus(eAr, 5), std::vector<uint32_t>({5, 13}));
+    EXPECT_EQ(job.GetSlot(eAr, 13), 5u);
+    // The dense DP group is still every d.
+    EXPECT_EQ(job.GetInstances(dAr), 2u);
+    EXPECT_EQ(job.GetGpus(dAr, 0), std::vector<uint32_t>({0, 2, 4, 6, 8, 10, 12, 14}));
+}
+
 TEST(JobGraph, WhatItDoesNotExpandIsNamed)
 {
     SmallStep s;
@@ -132,5 +195,8 @@ TEST(JobGraph, WhatItDoesNotExpandIsNamed)
     StepGraph g;
     g.AddRank("stage0");
     g.AddCommunicator("ep", Category::EP, 4);
-    EXPECT_NE(JobGraph::Check(g, {1, 1, 1}).find("does not expand yet"), std::string::npos);
+    EXPECT_NE(JobGraph::Check(g, {1, 1, 8, 2}).find("\"ep\" has 4 ranks, not the 2"),
+              std::string::npos);
+    EXPECT_NE(JobGraph::Check(g, {1, 1, 6, 4}).find("EP 4 does not divide DP 6"),
+              std::string::npos);
 }

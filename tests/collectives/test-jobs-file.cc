@@ -18,9 +18,11 @@ TEST(JobsFile, JobsWithTheirDefaults)
               {"name": "a", "model": "70B", "gpus": 256, "tp": 8, "pp": 4, "start": "2ms",
                "placement": "strided:4@1"},
               {"name": "b", "model": "8B", "gpus": 64, "placement": "fragmented:7",
-               "global_batch": 64, "seq_len": 2048, "layers": 4, "kv_heads": 4}]})",
+               "global_batch": 64, "seq_len": 2048, "layers": 4, "kv_heads": 4},
+              {"name": "c", "model": "mixtral-8x7b", "gpus": 32, "tp": 2, "ep": 4,
+               "capacity_factor": 1.25, "experts": 16, "top_k": 4, "expert_ffn": 512}]})",
         "jobs.json");
-    ASSERT_EQ(jobs.size(), 2u);
+    ASSERT_EQ(jobs.size(), 3u);
     const JobsFile::Job& a = jobs[0];
     EXPECT_EQ(a.name, "a");
     EXPECT_EQ(a.model, "70B");
@@ -46,6 +48,16 @@ TEST(JobsFile, JobsWithTheirDefaults)
     EXPECT_EQ(b.kvHeads, 4u);
     EXPECT_EQ(b.hidden, 0u);
     EXPECT_EQ(b.path, "$.jobs[1]");
+    EXPECT_EQ(b.ep, 1u) << "no expert parallelism by default";
+    EXPECT_EQ(b.capacityFactor, 1.0);
+    EXPECT_EQ(b.experts, 0u) << "the model's";
+    const JobsFile::Job& c = jobs[2];
+    EXPECT_EQ(c.dp, 16u);
+    EXPECT_EQ(c.ep, 4u);
+    EXPECT_EQ(c.capacityFactor, 1.25);
+    EXPECT_EQ(c.experts, 16u);
+    EXPECT_EQ(c.topK, 4u);
+    EXPECT_EQ(c.expertFfn, 512u);
 }
 
 TEST(JobsFile, EachMistakeIsNamedAtItsPath)
@@ -69,6 +81,9 @@ TEST(JobsFile, EachMistakeIsNamedAtItsPath)
          "$.jobs[0].start"},
         {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 0}]})", "$.jobs[0].gpus"},
         {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "tpp": 8}]})", "unknown key \"tpp\""},
+        {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "ep": 0}]})", "$.jobs[0].ep"},
+        {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "capacity_factor": "x"}]})",
+         "$.jobs[0].capacity_factor"},
         {R"({"jobs": [)", "jobs.json"},
     };
     for (const auto& [text, mention] : cases)
