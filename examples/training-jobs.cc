@@ -30,6 +30,7 @@ main(int argc, char* argv[])
     uint32_t gpusPerNode = 8;
     std::string gpu = "h100";
     bool alone = true;
+    bool timeline = false;
     ProgramOptions opts("training-jobs",
                         "Training jobs side by side on one GPU cluster, every GPU at once on one "
                         "fabric: each job's step and its slowdown against the job alone");
@@ -37,6 +38,10 @@ main(int argc, char* argv[])
     opts.AddValue("gpusPerNode", "GPUs (and NICs) per server, joined by NVLink", gpusPerNode);
     opts.AddChoice("gpu", "GPU: peak FLOPS, NVLink and NCCL's tables", gpu, {"h100", "a100"});
     opts.AddValue("alone", "run each job alone on the same fabric too, for its slowdown", alone);
+    opts.AddValue("timeline",
+                  "write each job's step as timeline-<job>.json (Trace Event format: Perfetto, "
+                  "chrome://tracing), every GPU and stream",
+                  timeline);
     ClusterOptions cluster;
     cluster.AddOptions(opts, "rate of every link (without it, --ibGeneration's rate if given)");
     // --cc is RoCEv2's (DCQCN with ConnectX's parameters by default); InfiniBand runs without
@@ -55,6 +60,10 @@ main(int argc, char* argv[])
     jobs.Load(jobsPath); // the jobs placed on the cluster, or exit 2 naming the mistake
     RunOutput out(opts.GetOutDir());
     jobs.PrintSetup(stdout);
+    if (timeline)
+    {
+        jobs.WriteTimelines(out);
+    }
     jobs.Run(alone);
     jobs.Print(stdout);
     nlohmann::json& j = out.Json();
@@ -66,6 +75,13 @@ main(int argc, char* argv[])
                          Seconds(jobs.GetMix().GetSimulatedSeconds()),
                          opts.GetWallSeconds());
     out.WriteSummary();
+    for (const nlohmann::json& job : j["jobs"])
+    {
+        if (job.contains("timeline"))
+        {
+            std::printf("# timeline: %s\n", job["timeline"].get<std::string>().c_str());
+        }
+    }
     std::printf("# %s\n# results: %s\n",
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());

@@ -41,6 +41,12 @@ JobMix::Add(const Job& job)
 }
 
 void
+JobMix::SetAfterTogether(AfterTogether after)
+{
+    m_afterTogether = std::move(after);
+}
+
+void
 JobMix::Run(bool alone)
 {
     std::vector<uint32_t> all;
@@ -99,6 +105,10 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
             o.measuredAlone = o.measuredAlone || alone;
             o.instances = execs[i]->GetNInstances();
             o.communicators = execs[i]->GetNCommunicators();
+            if (!alone && m_afterTogether)
+            {
+                m_afterTogether(m_jobs[which[i]], *execs[i]);
+            }
         }
         m_events += Simulator::GetEventCount();
         m_packetHops += fabric.GetFabric().GetPacketHops();

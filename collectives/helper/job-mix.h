@@ -14,6 +14,7 @@
 #include "ns3/transformer-step-builder.h"
 
 #include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ namespace ns3
  * fabric (JobExecutor per job), each job's step measured from its own start, and each job's
  * slowdown against the same job alone on the same fabric (a run of its own).
  */
+class JobExecutor;
+
 class JobMix
 {
   public:
@@ -69,6 +72,14 @@ class JobMix
      */
     void Add(const Job& job);
 
+    /// Called after the jobs ran together, for each job with its executor (its timeline).
+    using AfterTogether = std::function<void(const Job& job, const JobExecutor& exec)>;
+
+    /**
+     * \param after called for each job after the run of all of them together
+     */
+    void SetAfterTogether(AfterTogether after);
+
     /**
      * Run the jobs together on one fabric; then, with alone and several jobs, each job alone
      * on a fabric of its own (the same cluster), for its slowdown.
@@ -96,6 +107,7 @@ class JobMix
     std::deque<StepGraph> m_steps;   //!< Each job's step (JobGraphs refer to them).
     std::deque<JobGraph> m_graphs;   //!< Each job's step on its GPUs.
     std::vector<Outcome> m_outcomes; //!< Each job's outcome.
+    AfterTogether m_afterTogether;   //!< Called after the together run (may be empty).
     uint64_t m_events{0};            //!< Every run's events.
     uint64_t m_packetHops{0};        //!< Every run's packet hops.
     double m_simulatedSeconds{0};    //!< Every run's simulated time.

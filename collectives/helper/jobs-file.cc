@@ -10,6 +10,7 @@
 #include "ns3/json-reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace ns3
@@ -62,10 +63,21 @@ JobsFile::Parse(const std::string& text, const std::string& file)
         Job j;
         j.path = path;
         j.name = r.String(r.Need(o, "name", path), path + ".name");
-        if (j.name.empty() || !names.insert(j.name).second)
+        // A name names the job's files (timeline-<name>.json): no path or shell characters.
+        const bool plain = std::all_of(j.name.begin(), j.name.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ||
+                   ch == '.';
+        });
+        if (j.name.empty() || j.name.front() == '.' || !plain)
         {
             r.Fail(path + ".name",
-                   j.name.empty() ? "an empty name" : "a second job named \"" + j.name + "\"",
+                   "\"" + j.name + "\" is not a plain name",
+                   "a name of letters, digits, '-', '_' and '.' (not starting with '.')");
+        }
+        if (!names.insert(j.name).second)
+        {
+            r.Fail(path + ".name",
+                   "a second job named \"" + j.name + "\"",
                    "a name of its own for every job");
         }
         j.model = r.String(r.Need(o, "model", path), path + ".model");

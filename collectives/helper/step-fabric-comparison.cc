@@ -15,18 +15,6 @@ namespace
 {
 using Category = StepGraph::Category;
 
-double
-Exposed(const StepExecutor::Breakdown& b, Category c)
-{
-    return b.exposed[static_cast<size_t>(c)];
-}
-
-double
-Busy(const StepExecutor::Breakdown& b, Category c)
-{
-    return b.busy[static_cast<size_t>(c)];
-}
-
 std::string
 Display(const std::string& fabric)
 {
@@ -126,12 +114,12 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
     row.mfu = m_modelFlops / (r.stepSeconds * m_peakTflops * 1e12 * m_gpus);
     for (const StepExecutor::Breakdown& stage : r.ranks)
     {
-        row.dpSync = std::max(row.dpSync, Busy(stage, Category::DP));
+        row.dpSync = std::max(row.dpSync, stage.Busy(Category::DP));
     }
     char ep[16] = "";
     if (m_ep)
     {
-        std::snprintf(ep, sizeof(ep), " %7.3f", Exposed(b, Category::EP));
+        std::snprintf(ep, sizeof(ep), " %7.3f", b.Exposed(Category::EP));
     }
     std::fprintf(out,
                  "  %12s %8.3f %8.3f %7.3f %7.3f %7.3f %7.3f%s %7.3f %5.1f%% %8.3f %5.1f%%\n",
@@ -139,9 +127,9 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
                  r.stepSeconds,
                  b.compute,
                  b.bubble,
-                 Exposed(b, Category::TP),
-                 Exposed(b, Category::PP),
-                 Exposed(b, Category::DP),
+                 b.Exposed(Category::TP),
+                 b.Exposed(Category::PP),
+                 b.Exposed(Category::DP),
                  ep,
                  b.communicating,
                  100 * b.communicating / r.stepSeconds,
@@ -200,12 +188,12 @@ StepFabricComparison::WriteCsv(const RunOutput& out) const
             .Add(row.result.stepSeconds)
             .Add(b.compute)
             .Add(b.bubble)
-            .Add(Exposed(b, Category::TP))
-            .Add(Exposed(b, Category::PP))
-            .Add(Exposed(b, Category::DP));
+            .Add(b.Exposed(Category::TP))
+            .Add(b.Exposed(Category::PP))
+            .Add(b.Exposed(Category::DP));
         if (m_ep)
         {
-            csv.Add(Exposed(b, Category::EP));
+            csv.Add(b.Exposed(Category::EP));
         }
         csv.EndRow();
     }
@@ -232,8 +220,8 @@ StepFabricComparison::ToJson() const
         nlohmann::json busy = nlohmann::json::object();
         for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
         {
-            exposed[StepGraph::CategoryName(c)] = Exposed(b, c);
-            busy[StepGraph::CategoryName(c)] = Busy(b, c);
+            exposed[StepGraph::CategoryName(c)] = b.Exposed(c);
+            busy[StepGraph::CategoryName(c)] = b.Busy(c);
         }
         nlohmann::json stages = nlohmann::json::array();
         for (uint32_t i = 0; i < r.ranks.size(); ++i)
@@ -246,8 +234,8 @@ StepFabricComparison::ToJson() const
             {
                 if (c != Category::EP || m_ep)
                 {
-                    e["exposed_" + StepGraph::CategoryName(c) + "_s"] = Exposed(stage, c);
-                    e[StepGraph::CategoryName(c) + "_s"] = Busy(stage, c);
+                    e["exposed_" + StepGraph::CategoryName(c) + "_s"] = stage.Exposed(c);
+                    e[StepGraph::CategoryName(c) + "_s"] = stage.Busy(c);
                 }
             }
             stages.push_back(e);

@@ -4,8 +4,10 @@
 
 #include "training-jobs.h"
 
+#include "job-executor.h"
 #include "step-presets.h"
 
+#include "ns3/atomic-file.h"
 #include "ns3/cluster-placement.h"
 #include "ns3/input-error.h"
 #include "ns3/rdma-cc-helper.h"
@@ -206,6 +208,19 @@ TrainingJobs::PrintSetup(FILE* out) const
 }
 
 void
+TrainingJobs::WriteTimelines(const RunOutput& out)
+{
+    m_timelines.assign(m_specs.size(), "");
+    m_mix->SetAfterTogether([this, &out](const JobMix::Job& job, const JobExecutor& exec) {
+        const size_t j = &job - m_mix->GetJobs().data();
+        m_timelines[j] = out.PathOf("timeline-" + job.name + ".json");
+        AtomicFile f(m_timelines[j]);
+        exec.WriteTimeline(f.Stream(), {});
+        f.Commit();
+    });
+}
+
+void
 TrainingJobs::Run(bool alone)
 {
     m_mix->Run(alone);
@@ -307,6 +322,10 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
                               {"communicators", o.communicators},
                               {"together", breakdown(o.together)},
                               {"mfu", Mfu(m_mix->GetJobs()[i].step, o.together.stepSeconds)}};
+        if (!m_timelines.empty())
+        {
+            job["timeline"] = m_timelines[i];
+        }
         if (o.measuredAlone)
         {
             job["alone"] = breakdown(o.alone);

@@ -11,6 +11,7 @@
 #include "jobs-file.h"
 
 #include "ns3/program-options.h"
+#include "ns3/run-output.h"
 
 #include <cstdio>
 #include <memory>
@@ -50,6 +51,12 @@ class TrainingJobs
     void Load(const std::string& path);
     /// The lines before the run: the cluster and each job with its servers.
     void PrintSetup(FILE* out) const;
+    /**
+     * Write each job's timeline (every GPU, the run together; JobExecutor::WriteTimeline) to
+     * timeline-<job>.json in the run's folder.
+     * \param out the run's output
+     */
+    void WriteTimelines(const RunOutput& out);
     /// Run the jobs together, and with alone each alone too.
     void Run(bool alone);
     /// A row per job.
@@ -70,6 +77,7 @@ class TrainingJobs
     std::unique_ptr<GpuClusterBuilder> m_builder; //!< The cluster (Load).
     FabricTopology m_topology;                    //!< Its topology (Load), for the report.
     std::unique_ptr<JobMix> m_mix;                //!< The jobs on it (Load).
+    std::vector<std::string> m_timelines;         //!< Timelines written, by job.
 };
 
 } // namespace ns3

@@ -8,7 +8,8 @@
   evenly, so the slowdown is the sharing and not ECMP luck), each job is at least 10 % slower
   beside the other than alone, and no faster than twice alone (two jobs share the uplinks).
 - A dense job beside an MoE job (examples/jobs/dense-and-moe.json): the MoE job's expert
-  all-to-alls run (exposed EP time, EP 4 in its summary), the dense job has none.
+  all-to-alls run (exposed EP time, EP 4 in its summary, all-to-alls in its --timeline), the
+  dense job has none; each timeline has every GPU of its job.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; a second identical run gives identical results.
 
@@ -76,7 +77,7 @@ def main():
     if json.dumps(again["jobs"]) != json.dumps(tor["jobs"]):
         problems.append("a second identical run gave other jobs results")
 
-    moe = run(binary, cwd, "moe", [f"--jobs={moe_file}", *shared])
+    moe = run(binary, cwd, "moe", [f"--jobs={moe_file}", *shared, "--timeline"])
     jobs = {j["name"]: j for j in check_rows("moe", moe, problems)}
     if set(jobs) == {"dense", "moe"}:
         if jobs["moe"]["ep"] != 4 or not jobs["moe"]["together"]["exposed_s"]["ep"] > 0:
@@ -84,6 +85,14 @@ def main():
                             f"{jobs['moe']['together']['exposed_s']}")
         if jobs["dense"]["together"]["exposed_s"]["ep"] != 0:
             problems.append("moe: the dense job has expert all-to-alls")
+        for name, j in jobs.items():
+            with open(j["timeline"]) as f:
+                events = json.load(f)["traceEvents"]
+            spans = [e for e in events if e["ph"] == "X"]
+            gpus = {e["pid"] for e in spans}
+            cats = {e["cat"] for e in spans}
+            if len(gpus) != j["gpus"] or ("ep" in cats) != (name == "moe"):
+                problems.append(f"moe: {name}'s timeline has GPUs {sorted(gpus)}, kinds {cats}")
     else:
         problems.append(f"moe: jobs {sorted(jobs)}")
 

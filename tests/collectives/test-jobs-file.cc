@@ -84,6 +84,9 @@ TEST(JobsFile, EachMistakeIsNamedAtItsPath)
         {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "ep": 0}]})", "$.jobs[0].ep"},
         {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "capacity_factor": "x"}]})",
          "$.jobs[0].capacity_factor"},
+        {R"({"jobs": [{"name": "", "model": "8B", "gpus": 8}]})", "$.jobs[0].name"},
+        {R"({"jobs": [{"name": "../x", "model": "8B", "gpus": 8}]})",
+         "\"../x\" is not a plain name"},
         {R"({"jobs": [)", "jobs.json"},
     };
     for (const auto& [text, mention] : cases)
