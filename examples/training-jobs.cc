@@ -14,8 +14,10 @@
 #include "ns3/training-jobs.h"
 
 #include "ns3/cluster-options.h"
+#include "ns3/compute-jitter.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-run-options.h"
+#include "ns3/input-error.h"
 #include "ns3/program-options.h"
 #include "ns3/run-output.h"
 
@@ -31,6 +33,7 @@ main(int argc, char* argv[])
     std::string gpu = "h100";
     bool alone = true;
     bool timeline = false;
+    std::string jitter = "none";
     ProgramOptions opts("training-jobs",
                         "Training jobs side by side on one GPU cluster, every GPU at once on one "
                         "fabric: each job's step and its slowdown against the job alone");
@@ -42,6 +45,10 @@ main(int argc, char* argv[])
                   "write each job's step as timeline-<job>.json (Trace Event format: Perfetto, "
                   "chrome://tracing), every GPU and stream",
                   timeline);
+    opts.AddValue("jitter",
+                  "compute-time jitter of every GPU's spans (stragglers): none, uniform:A, "
+                  "exponential:M or normal:S (a job's \"jitter\" overrides it)",
+                  jitter);
     ClusterOptions cluster;
     cluster.AddOptions(opts, "rate of every link (without it, --ibGeneration's rate if given)");
     // --cc is RoCEv2's (DCQCN with ConnectX's parameters by default); InfiniBand runs without
@@ -57,6 +64,14 @@ main(int argc, char* argv[])
     cluster.SetLinkRate(linkRate);
 
     TrainingJobs jobs(opts, cluster, fabricOpts, gpusPerNode, gpu);
+    try
+    {
+        jobs.SetJitter(ComputeJitter::Parse(jitter, "--jitter"));
+    }
+    catch (const InputError& e)
+    {
+        opts.Fail(e);
+    }
     jobs.Load(jobsPath); // the jobs placed on the cluster, or exit 2 naming the mistake
     RunOutput out(opts.GetOutDir());
     jobs.PrintSetup(stdout);

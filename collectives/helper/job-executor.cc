@@ -133,6 +133,13 @@ JobExecutor::Head(uint32_t gpu, uint32_t lane) const
 }
 
 void
+JobExecutor::SetComputeJitter(const ComputeJitter& jitter, uint64_t seed)
+{
+    m_jitter = jitter;
+    m_seed = seed;
+}
+
+void
 JobExecutor::Start(Callback<void> done)
 {
     m_done = done;
@@ -172,7 +179,8 @@ JobExecutor::TryStart(uint32_t op, uint32_t slot)
     m_startTime[id] = Simulator::Now().GetSeconds() - m_start;
     if (o.comm < 0)
     {
-        Simulator::Schedule(Seconds(o.seconds), &JobExecutor::End, this, op, slot);
+        const double seconds = o.seconds * m_jitter.Factor(m_seed, gpus[0], op);
+        Simulator::Schedule(Seconds(seconds), &JobExecutor::End, this, op, slot);
         return;
     }
     NcclCommunicator& comm = *m_comms.at(
@@ -265,6 +273,27 @@ JobExecutor::GetRetransmissions() const
     return total;
 }
 
+std::vector<JobExecutor::CommunicatorTime>
+JobExecutor::GetCommunicatorTimes() const
+{
+    const StepGraph& step = m_job.GetStep();
+    std::vector<CommunicatorTime> times(step.GetCommunicators().size());
+    for (uint32_t op = 0; op < step.GetOps().size(); ++op)
+    {
+        const int32_t comm = step.GetOps()[op].comm;
+        for (uint32_t slot = 0; comm >= 0 && slot < m_job.GetInstances(op); ++slot)
+        {
+            const uint64_t id = Id(op, slot);
+            if (m_endTime[id] >= 0)
+            {
+                times[comm].seconds += m_endTime[id] - m_startTime[id];
+                ++times[comm].instances;
+            }
+        }
+    }
+    return times;
+}
+
 StepExecutor::Result
 JobExecutor::GetResult() const
 {
@@ -297,8 +326,12 @@ JobExecutor::GetResult() const
                 end[op] = m_endTime[id];
             }
         }
-        r.ranks.push_back(
-            StepExecutor::RankBreakdown(step, m_job.GetStage(gpu), start, end, r.stepSeconds));
+        r.ranks.push_back(StepExecutor::RankBreakdown(step,
+                                                      m_job.GetStage(gpu),
+                                                      start,
+                                                      end,
+                                                      r.stepSeconds,
+                                                      true));
     }
     r.mean = StepExecutor::Mean(r.ranks);
     return r;

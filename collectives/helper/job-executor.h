@@ -9,6 +9,7 @@
 #include "nccl-communicator.h"
 
 #include "ns3/callback.h"
+#include "ns3/compute-jitter.h"
 #include "ns3/job-graph.h"
 #include "ns3/step-executor.h"
 
@@ -60,6 +61,13 @@ class JobExecutor
     JobExecutor(const JobExecutor&) = delete;            //!< Callbacks point at it.
     JobExecutor& operator=(const JobExecutor&) = delete; //!< Callbacks point at it.
 
+    /**
+     * Before Start(): compute spans take their time times the jitter's factor for their GPU
+     * and operation (none by default).
+     * \param jitter the jitter
+     * \param seed its seed (the run's)
+     */
+    void SetComputeJitter(const ComputeJitter& jitter, uint64_t seed);
     /// Start the step now; done is called when the last instance ended.
     void Start(Callback<void> done);
     /// Whether every instance ended.
@@ -72,6 +80,16 @@ class JobExecutor
     uint32_t GetNCommunicators() const;
     /// Data packets the communicators' queue pairs retransmitted.
     uint64_t GetRetransmissions() const;
+
+    /// The time collectives of one communicator took, over its instances.
+    struct CommunicatorTime
+    {
+        double seconds{0};     //!< Sum of the instances' durations (start to end).
+        uint64_t instances{0}; //!< Instances that ended.
+    };
+
+    /// After the run: by the step's communicator, the time its collectives took.
+    std::vector<CommunicatorTime> GetCommunicatorTimes() const;
 
     /**
      * After the run: the step's time (the last end, from Start()), each operation's span over
@@ -104,6 +122,8 @@ class JobExecutor
     int64_t Head(uint32_t gpu, uint32_t lane) const;
 
     const JobGraph& m_job;        //!< The step on every GPU.
+    ComputeJitter m_jitter;       //!< Compute spans' jitter.
+    uint64_t m_seed{1};           //!< Its seed.
     double m_start{0};            //!< When Start() was called, in seconds.
     std::vector<uint64_t> m_base; //!< By operation: the id of its slot 0.
     /// By (stage, lane): the step's operations of that stage's stream, in order.

@@ -86,6 +86,8 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                                                           layout,
                                                           m_cluster.nccl));
             JobExecutor* exec = execs.back().get();
+            // The same draws together and alone; other draws for each job.
+            exec->SetComputeJitter(job.jitter, m_cluster.seed + 0x9E3779B97F4A7C15ULL * j);
             Simulator::Schedule(job.start, [exec, &running]() {
                 exec->Start(Callback<void>([&running]() {
                     if (--running == 0)
@@ -102,6 +104,7 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
             NS_ABORT_MSG_IF(!execs[i]->IsFinished(),
                             "JobMix: " << m_jobs[which[i]].name << " did not finish");
             (alone ? o.alone : o.together) = execs[i]->GetResult();
+            (alone ? o.commAlone : o.commTogether) = execs[i]->GetCommunicatorTimes();
             o.measuredAlone = o.measuredAlone || alone;
             o.instances = execs[i]->GetNInstances();
             o.communicators = execs[i]->GetNCommunicators();
@@ -121,6 +124,12 @@ const std::vector<JobMix::Job>&
 JobMix::GetJobs() const
 {
     return m_jobs;
+}
+
+const StepGraph&
+JobMix::GetStep(size_t job) const
+{
+    return m_steps.at(job);
 }
 
 const std::vector<JobMix::Outcome>&

@@ -5,8 +5,10 @@
 #ifndef JOB_MIX_H
 #define JOB_MIX_H
 
+#include "job-executor.h"
 #include "nccl-communicator.h"
 
+#include "ns3/compute-jitter.h"
 #include "ns3/gpu-cluster-builder.h"
 #include "ns3/job-graph.h"
 #include "ns3/nstime.h"
@@ -27,8 +29,6 @@ namespace ns3
  * fabric (JobExecutor per job), each job's step measured from its own start, and each job's
  * slowdown against the same job alone on the same fabric (a run of its own).
  */
-class JobExecutor;
-
 class JobMix
 {
   public:
@@ -51,6 +51,7 @@ class JobMix
         TransformerStepBuilder::Config step; //!< Its model, parallelism and batch.
         std::vector<uint32_t> nodes;         //!< Its cluster nodes, in rank order.
         Time start{0};                       //!< When its step starts.
+        ComputeJitter jitter;                //!< Its compute spans' jitter (seeded per job).
     };
 
     /// What a job did.
@@ -58,9 +59,11 @@ class JobMix
     {
         StepExecutor::Result together; //!< Its step beside the others.
         StepExecutor::Result alone;    //!< Its step alone on the fabric (when measured).
-        bool measuredAlone{false};     //!< Whether `alone` was run.
-        uint64_t instances{0};         //!< Operation instances of its step.
-        uint32_t communicators{0};     //!< NCCL communicators it built.
+        /// By the step's communicator: its collectives' time beside the others, and alone.
+        std::vector<JobExecutor::CommunicatorTime> commTogether, commAlone;
+        bool measuredAlone{false}; //!< Whether `alone` was run.
+        uint64_t instances{0};     //!< Operation instances of its step.
+        uint32_t communicators{0}; //!< NCCL communicators it built.
     };
 
     /// \param cluster the cluster (its builder must build: GpuClusterBuilder::Check)
@@ -89,6 +92,8 @@ class JobMix
 
     /// The jobs, as added.
     const std::vector<Job>& GetJobs() const;
+    /// A job's step (its stage ranks), by its index.
+    const StepGraph& GetStep(size_t job) const;
     /// Each job's outcome (after Run).
     const std::vector<Outcome>& GetOutcomes() const;
     /// Simulator events of every run.

@@ -54,12 +54,12 @@ JobsFile::Parse(const std::string& text, const std::string& file)
     {
         const std::string path = JsonReader::Index("$.jobs", i);
         const Json& o = r.Object(list[i], path);
-        r.OnlyKeys(o, path, {"name",      "model",     "gpus",         "tp",
-                             "pp",        "dp",        "ep",           "capacity_factor",
-                             "placement", "start",     "global_batch", "micro_batch",
-                             "seq_len",   "layers",    "hidden",       "ffn",
-                             "heads",     "kv_heads",  "vocab",        "experts",
-                             "top_k",     "expert_ffn"});
+        r.OnlyKeys(o, path, {"name",        "model",   "gpus",      "tp",
+                             "pp",          "dp",      "ep",        "capacity_factor",
+                             "placement",   "start",   "jitter",    "global_batch",
+                             "micro_batch", "seq_len", "layers",    "hidden",
+                             "ffn",         "heads",   "kv_heads",  "vocab",
+                             "experts",     "top_k",   "expert_ffn"});
         Job j;
         j.path = path;
         j.name = r.String(r.Need(o, "name", path), path + ".name");
@@ -126,6 +126,18 @@ JobsFile::Parse(const std::string& text, const std::string& file)
             j.placement =
                 ClusterPlacement::Spec::Parse(r.String(o["placement"], path + ".placement"),
                                               file + ": " + path + ".placement");
+        }
+        if (o.contains("jitter"))
+        {
+            j.jitter = r.String(o["jitter"], path + ".jitter");
+            try
+            {
+                ComputeJitter::Parse(j.jitter, path + ".jitter");
+            }
+            catch (const InputError& e)
+            {
+                throw e.WithContext(file);
+            }
         }
         if (o.contains("start"))
         {

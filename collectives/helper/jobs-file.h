@@ -6,6 +6,7 @@
 #define JOBS_FILE_H
 
 #include "ns3/cluster-placement.h"
+#include "ns3/compute-jitter.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -29,7 +30,8 @@ namespace ns3
  * Each job: "name" (unique), "model" (a preset of StepPresets), "gpus", "tp" (8), "pp" (1),
  * "dp" (the GPUs over TP x PP), "ep" (1; expert parallelism of an MoE model, out of DP),
  * "capacity_factor" (1), "placement" (ClusterPlacement::Spec's text, "contiguous"),
- * "start" (when its step starts, "0ms"), and optionally "global_batch", "micro_batch" and
+ * "start" (when its step starts, "0ms"), "jitter" (ComputeJitter's text; the program's
+ * --jitter otherwise), and optionally "global_batch", "micro_batch" and
  * "seq_len", and the model's shape, "layers", "hidden", "ffn", "heads", "kv_heads", "vocab",
  * for an MoE model "experts", "top_k", "expert_ffn"
  * (the preset's otherwise: a small shape for a quick study). A mistake is an InputError naming the
@@ -52,6 +54,7 @@ class JobsFile
         double capacityFactor{1};         //!< An MoE layer's expert capacity factor.
         ClusterPlacement::Spec placement; //!< Where its nodes are.
         Time start{0};                    //!< When its step starts.
+        std::string jitter;               //!< Its compute jitter; "": the program's.
         uint32_t globalBatch{0};          //!< Sequences per step; 0: the model's.
         uint32_t microBatch{0};           //!< Sequences per micro-batch; 0: the model's.
         uint32_t seqLen{0};               //!< Tokens per sequence; 0: the model's.

@@ -45,6 +45,12 @@ TrainingJobs::TrainingJobs(const ProgramOptions& opts,
 }
 
 void
+TrainingJobs::SetJitter(const ComputeJitter& jitter)
+{
+    m_jitter = jitter;
+}
+
+void
 TrainingJobs::Load(const std::string& path)
 {
     m_path = path;
@@ -72,6 +78,7 @@ TrainingJobs::Load(const std::string& path)
         JobMix::Job job;
         job.name = s.name;
         job.start = s.start;
+        job.jitter = s.jitter.empty() ? m_jitter : ComputeJitter::Parse(s.jitter, s.path);
         TransformerStepBuilder::Config& c = job.step;
         StepPresets::ApplyModel(s.model, c);
         c.tp = s.tp;
@@ -188,7 +195,7 @@ TrainingJobs::PrintSetup(FILE* out) const
         const std::vector<uint32_t>& nodes = m_mix->GetJobs()[j].nodes;
         std::fprintf(out,
                      "# job %s: %s on %u GPUs, TP%u PP%u DP%u%s, %s from server %u (%zu servers), "
-                     "starts at %s\n",
+                     "starts at %s%s\n",
                      s.name.c_str(),
                      s.model.c_str(),
                      s.gpus,
@@ -199,7 +206,10 @@ TrainingJobs::PrintSetup(FILE* out) const
                      s.placement.ToString().c_str(),
                      nodes.front(),
                      nodes.size(),
-                     FormatTime(s.start).c_str());
+                     FormatTime(s.start).c_str(),
+                     m_mix->GetJobs()[j].jitter.IsNone()
+                         ? ""
+                         : (", compute jitter " + m_mix->GetJobs()[j].jitter.ToString()).c_str());
     }
     std::fprintf(out,
                  "# every GPU of every job at once on one %s fabric, packet by packet\n#\n",
@@ -281,7 +291,60 @@ TrainingJobs::Print(FILE* out) const
                      b.Exposed(Category::EP) * 1e3,
                      100 * Mfu(m_mix->GetJobs()[j].step, step));
     }
+    // Each communicator's collectives beside the other jobs against alone: where the
+    // interference is.
+    for (size_t j = 0; j < m_specs.size(); ++j)
+    {
+        std::string line;
+        for (const CommunicatorTimes& t : TimesOf(j))
+        {
+            if (t.alone > 0)
+            {
+                char part[96];
+                std::snprintf(part,
+                              sizeof(part),
+                              " %s %.2fx",
+                              t.name.c_str(),
+                              t.together / t.alone);
+                line += part;
+            }
+        }
+        if (!line.empty())
+        {
+            std::fprintf(out,
+                         "# %s: a collective's time beside the others over alone:%s\n",
+                         m_specs[j].name.c_str(),
+                         line.c_str());
+        }
+    }
     std::fflush(out);
+}
+
+std::vector<TrainingJobs::CommunicatorTimes>
+TrainingJobs::TimesOf(size_t j) const
+{
+    const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
+    const std::vector<StepGraph::Communicator>& named = m_mix->GetStep(j).GetCommunicators();
+    std::vector<CommunicatorTimes> times;
+    for (size_t c = 0; c < named.size(); ++c)
+    {
+        const JobExecutor::CommunicatorTime& t = o.commTogether[c];
+        if (t.instances == 0)
+        {
+            continue;
+        }
+        CommunicatorTimes x;
+        x.name = named[c].name;
+        x.category = StepGraph::CategoryName(named[c].category);
+        x.instances = t.instances;
+        x.together = t.seconds / t.instances;
+        if (o.measuredAlone && o.commAlone[c].instances > 0)
+        {
+            x.alone = o.commAlone[c].seconds / o.commAlone[c].instances;
+        }
+        times.push_back(x);
+    }
+    return times;
 }
 
 void
@@ -298,14 +361,17 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
         const JobMix::Outcome& o = m_mix->GetOutcomes()[i];
         auto breakdown = [](const StepExecutor::Result& r) {
             nlohmann::json exposed = nlohmann::json::object();
+            nlohmann::json busy = nlohmann::json::object();
             for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
             {
                 exposed[StepGraph::CategoryName(c)] = r.mean.Exposed(c);
+                busy[StepGraph::CategoryName(c)] = r.mean.Busy(c);
             }
             return nlohmann::json{{"step_s", r.stepSeconds},
                                   {"compute_s", r.mean.compute},
                                   {"bubble_s", r.mean.bubble},
                                   {"exposed_s", exposed},
+                                  {"busy_s", busy},
                                   {"communicating_s", r.mean.communicating}};
         };
         nlohmann::json job = {{"name", s.name},
@@ -318,6 +384,7 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
                               {"placement", s.placement.ToString()},
                               {"nodes", m_mix->GetJobs()[i].nodes},
                               {"start_us", s.start.GetSeconds() * 1e6},
+                              {"jitter", m_mix->GetJobs()[i].jitter.ToString()},
                               {"instances", o.instances},
                               {"communicators", o.communicators},
                               {"together", breakdown(o.together)},
@@ -326,6 +393,21 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
         {
             job["timeline"] = m_timelines[i];
         }
+        nlohmann::json comms = nlohmann::json::array();
+        for (const CommunicatorTimes& t : TimesOf(i))
+        {
+            nlohmann::json e = {{"name", t.name},
+                                {"category", t.category},
+                                {"instances", t.instances},
+                                {"together_s", t.together}};
+            if (t.alone > 0)
+            {
+                e["alone_s"] = t.alone;
+                e["interference"] = t.together / t.alone;
+            }
+            comms.push_back(e);
+        }
+        job["by_communicator"] = comms;
         if (o.measuredAlone)
         {
             job["alone"] = breakdown(o.alone);

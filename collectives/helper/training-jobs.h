@@ -47,6 +47,8 @@ class TrainingJobs
                  uint32_t gpusPerNode,
                  const std::string& gpu);
 
+    /// Before Load(): the jitter of jobs that do not name their own.
+    void SetJitter(const ComputeJitter& jitter);
     /// Read the jobs file and place its jobs on the cluster (exit 2 on a mistake).
     void Load(const std::string& path);
     /// The lines before the run: the cluster and each job with its servers.
@@ -67,12 +69,26 @@ class TrainingJobs
     const JobMix& GetMix() const;
 
   private:
+    /// A communicator's collectives: their mean time beside the other jobs and alone.
+    struct CommunicatorTimes
+    {
+        std::string name;      //!< The step's communicator.
+        std::string category;  //!< tp, dp, pp, ep.
+        uint64_t instances{0}; //!< Collectives run.
+        double together{0};    //!< Mean seconds beside the other jobs.
+        double alone{0};       //!< Mean seconds alone (0: not measured).
+    };
+
+    /// Each communicator's times of a job (those that ran).
+    std::vector<CommunicatorTimes> TimesOf(size_t job) const;
+
     const ProgramOptions& m_opts;                 //!< The program's options.
     const ClusterOptions& m_cluster;              //!< The cluster's options.
     FabricRunOptions& m_fabric;                   //!< The fabric's options.
     uint32_t m_gpusPerNode;                       //!< GPUs of a server.
     std::string m_gpu;                            //!< The GPU.
     std::string m_path;                           //!< The jobs file.
+    ComputeJitter m_jitter;                       //!< The jitter of jobs naming none.
     std::vector<JobsFile::Job> m_specs;           //!< The file's jobs.
     std::unique_ptr<GpuClusterBuilder> m_builder; //!< The cluster (Load).
     FabricTopology m_topology;                    //!< Its topology (Load), for the report.

@@ -213,7 +213,8 @@ StepExecutor::RankBreakdown(const StepGraph& graph,
                             uint32_t rank,
                             const std::vector<double>& start,
                             const std::vector<double>& end,
-                            double stepSeconds)
+                            double stepSeconds,
+                            bool measuredCompute)
 {
     const std::vector<StepGraph::Op>& ops = graph.GetOps();
     const uint32_t n = ops.size();
@@ -231,7 +232,8 @@ StepExecutor::RankBreakdown(const StepGraph& graph,
         if (ops[i].comm < 0 && ops[i].stream == 0)
         {
             compute.push_back(i);
-            b.compute += ops[i].seconds; // exact: the same on any timeline
+            // Exact, the same on any timeline, unless the timeline's spans took other times.
+            b.compute += measuredCompute ? end[i] - start[i] : ops[i].seconds;
         }
         else if (ops[i].comm >= 0)
         {

@@ -83,13 +83,16 @@ class StepExecutor
      * \param start each operation's start (only the rank's are read)
      * \param end each operation's end (only the rank's are read)
      * \param stepSeconds the step's end
+     * \param measuredCompute whether compute spans took end - start (a simulated timeline:
+     *        rounded to its clock, with jitter) rather than the graph's exact seconds
      * \return the breakdown
      */
     static Breakdown RankBreakdown(const StepGraph& graph,
                                    uint32_t rank,
                                    const std::vector<double>& start,
                                    const std::vector<double>& end,
-                                   double stepSeconds);
+                                   double stepSeconds,
+                                   bool measuredCompute = false);
     /// The ranks' mean, whose parts add up to the step's time when each rank's do.
     static Breakdown Mean(const std::vector<Breakdown>& ranks);
 };

@@ -7,11 +7,14 @@
   data-parallel traffic crosses the same leaf uplinks (InfiniBand, whose LFT routes spread it
   evenly, so the slowdown is the sharing and not ECMP luck), each job is at least 10 % slower
   beside the other than alone, and no faster than twice alone (two jobs share the uplinks).
+- With --jitter=uniform:0.2 each job's step is longer than without, by at most 20 % of its
+  compute (and 2 % of the step).
 - A dense job beside an MoE job (examples/jobs/dense-and-moe.json): the MoE job's expert
   all-to-alls run (exposed EP time, EP 4 in its summary, all-to-alls in its --timeline), the
   dense job has none; each timeline has every GPU of its job.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
-  are disjoint; the packet balance holds; a second identical run gives identical results.
+  are disjoint; the packet balance holds; on the shared uplinks TP's collectives (NVLink) take
+  their time alone and DP's up to twice it; a second identical run gives identical results.
 
 usage: training-jobs.py WORKDIR BINARY JOBS_FILE MOE_JOBS_FILE
 """
@@ -64,12 +67,31 @@ def main():
             problems.append(f"rail {j['name']}: slowdown {j['slowdown']}, expected 1 "
                             "(no link shared)")
 
+    # Compute jitter (stragglers): every collective waits for its slowest GPU, so a step with
+    # jitter is longer, by at most the jitter's 20 % of the compute (give or take 2 %).
+    jittered = run(binary, cwd, "jitter", [f"--jobs={jobs_file}", "--jitter=uniform:0.2"])
+    for nominal, j in zip(rail.get("jobs", []), check_rows("jitter", jittered, problems)):
+        base = nominal["together"]
+        bound = base["step_s"] + 0.2 * base["compute_s"] + 0.02 * base["step_s"]
+        if not base["step_s"] < j["together"]["step_s"] <= bound or j["jitter"] != "uniform:0.2":
+            problems.append(f"jitter {j['name']}: step {j['together']['step_s']} against "
+                            f"{base['step_s']} without (at most {bound}), {j['jitter']}")
+
     shared = ["--cluster=tor", "--nodesPerLeaf=2", "--oversubscription=2", "--fabric=ib"]
     tor = run(binary, cwd, "tor", [f"--jobs={jobs_file}", *shared])
     for j in check_rows("tor", tor, problems):
         if not 1.1 <= j["slowdown"] <= 2.0:
             problems.append(f"tor {j['name']}: slowdown {j['slowdown']}, expected 1.1 to 2 "
                             "(two jobs on the same oversubscribed uplinks)")
+        # Where the slowdown comes from: TP stays on the servers' NVLink (no interference);
+        # DP's all-reduces cross the uplinks two jobs now share, 16 flows on a leaf's 8
+        # uplinks instead of 8: their bandwidth-bound part takes twice as long.
+        factors = {c["name"]: c.get("interference") for c in j["by_communicator"]}
+        if factors.get("tp") is None or abs(factors["tp"] - 1) > 0.01:
+            problems.append(f"tor {j['name']}: TP interference {factors.get('tp')}, expected 1")
+        if factors.get("dp") is None or not 1.3 <= factors["dp"] <= 2.1:
+            problems.append(f"tor {j['name']}: DP interference {factors.get('dp')}, "
+                            "expected 1.3 to 2.1")
     if tor["cluster"]["kind"] != "top-of-rack":
         problems.append(f"tor: cluster kind {tor['cluster']['kind']}")
 

@@ -20,7 +20,8 @@ TEST(JobsFile, JobsWithTheirDefaults)
               {"name": "b", "model": "8B", "gpus": 64, "placement": "fragmented:7",
                "global_batch": 64, "seq_len": 2048, "layers": 4, "kv_heads": 4},
               {"name": "c", "model": "mixtral-8x7b", "gpus": 32, "tp": 2, "ep": 4,
-               "capacity_factor": 1.25, "experts": 16, "top_k": 4, "expert_ffn": 512}]})",
+               "capacity_factor": 1.25, "experts": 16, "top_k": 4, "expert_ffn": 512,
+               "jitter": "normal:0.05"}]})",
         "jobs.json");
     ASSERT_EQ(jobs.size(), 3u);
     const JobsFile::Job& a = jobs[0];
@@ -58,6 +59,8 @@ TEST(JobsFile, JobsWithTheirDefaults)
     EXPECT_EQ(c.experts, 16u);
     EXPECT_EQ(c.topK, 4u);
     EXPECT_EQ(c.expertFfn, 512u);
+    EXPECT_EQ(c.jitter, "normal:0.05");
+    EXPECT_EQ(b.jitter, "") << "the program's";
 }
 
 TEST(JobsFile, EachMistakeIsNamedAtItsPath)
@@ -87,6 +90,8 @@ TEST(JobsFile, EachMistakeIsNamedAtItsPath)
         {R"({"jobs": [{"name": "", "model": "8B", "gpus": 8}]})", "$.jobs[0].name"},
         {R"({"jobs": [{"name": "../x", "model": "8B", "gpus": 8}]})",
          "\"../x\" is not a plain name"},
+        {R"({"jobs": [{"name": "a", "model": "8B", "gpus": 8, "jitter": "gamma:1"}]})",
+         "$.jobs[0].jitter: \"gamma:1\" is not a jitter"},
         {R"({"jobs": [)", "jobs.json"},
     };
     for (const auto& [text, mention] : cases)

@@ -5,6 +5,7 @@
 
 #include "ns3/input-error.h"
 #include "ns3/log.h"
+#include "ns3/split-mix64.h"
 
 #include <algorithm>
 #include <limits>
@@ -40,17 +41,6 @@ ParseCount(const std::string& text, uint64_t& value)
         value = value * 10 + digit;
     }
     return true;
-}
-
-/// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): the same numbers on every platform, unlike
-/// std::uniform_int_distribution.
-uint64_t
-SplitMix64(uint64_t& state)
-{
-    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
 }
 
 std::string
