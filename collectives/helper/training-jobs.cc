@@ -9,6 +9,7 @@
 
 #include "ns3/atomic-file.h"
 #include "ns3/cluster-placement.h"
+#include "ns3/ib-routing.h"
 #include "ns3/input-error.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/units.h"
@@ -212,8 +213,11 @@ TrainingJobs::PrintSetup(FILE* out) const
                          : (", compute jitter " + m_mix->GetJobs()[j].jitter.ToString()).c_str());
     }
     std::fprintf(out,
-                 "# every GPU of every job at once on one %s fabric, packet by packet\n#\n",
-                 m_fabric.GetFabric() == "ib" ? "InfiniBand" : "RoCEv2");
+                 "# every GPU of every job at once on one %s fabric (%s routing, %s), packet by "
+                 "packet\n#\n",
+                 m_fabric.GetFabric() == "ib" ? "InfiniBand" : "RoCEv2",
+                 Routing().c_str(),
+                 CongestionControl().c_str());
     std::fflush(out);
 }
 
@@ -320,6 +324,21 @@ TrainingJobs::Print(FILE* out) const
     std::fflush(out);
 }
 
+std::string
+TrainingJobs::Routing() const
+{
+    // OpenSM's engine as the --ns3::IbRouting::Engine default left it; RoCEv2 switches hash.
+    return m_fabric.GetFabric() == "ib"
+               ? IbRouting::GetEngineName(CreateObject<IbRouting>()->GetEngine())
+               : "ECMP";
+}
+
+std::string
+TrainingJobs::CongestionControl() const
+{
+    return m_fabric.GetFabric() == "ib" ? "none" : m_fabric.GetCc().GetName();
+}
+
 std::vector<TrainingJobs::CommunicatorTimes>
 TrainingJobs::TimesOf(size_t j) const
 {
@@ -353,7 +372,9 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
     j["cluster"] = m_cluster.TopologyJson(*m_builder, m_topology);
     j["cluster"]["gpus_per_node"] = m_gpusPerNode;
     j["cluster"]["gpu"] = m_gpu;
-    j["fabric"] = {{"name", m_fabric.GetFabric()}, {"cc", m_fabric.GetCc().GetName()}};
+    j["fabric"] = {{"name", m_fabric.GetFabric()},
+                   {"cc", CongestionControl()},
+                   {"routing", Routing()}};
     nlohmann::json jobs = nlohmann::json::array();
     for (size_t i = 0; i < m_specs.size(); ++i)
     {

@@ -79,6 +79,10 @@ class TrainingJobs
         double alone{0};       //!< Mean seconds alone (0: not measured).
     };
 
+    /// The switches' routing: InfiniBand's engine, or ECMP.
+    std::string Routing() const;
+    /// The queue pairs' congestion control ("none" on InfiniBand).
+    std::string CongestionControl() const;
     /// Each communicator's times of a job (those that ran).
     std::vector<CommunicatorTimes> TimesOf(size_t job) const;
 
