@@ -81,6 +81,7 @@ main(int argc, char* argv[])
     }
     jobs.Run(alone);
     jobs.Print(stdout);
+    jobs.WriteLinks(out);
     nlohmann::json& j = out.Json();
     j["program"] = "training-jobs";
     j["config"] = opts.OptionsAsJson();

@@ -113,6 +113,12 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                 m_afterTogether(m_jobs[which[i]], *execs[i]);
             }
         }
+        if (!alone)
+        {
+            m_links = std::make_unique<LinkReport>(fabric.GetFabric(),
+                                                   fabric.GetTopology(),
+                                                   Simulator::Now().GetSeconds());
+        }
         m_events += Simulator::GetEventCount();
         m_packetHops += fabric.GetFabric().GetPacketHops();
         m_simulatedSeconds += Simulator::Now().GetSeconds();
@@ -136,6 +142,12 @@ const std::vector<JobMix::Outcome>&
 JobMix::GetOutcomes() const
 {
     return m_outcomes;
+}
+
+const LinkReport*
+JobMix::GetLinkReport() const
+{
+    return m_links.get();
 }
 
 uint64_t

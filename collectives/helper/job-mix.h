@@ -11,12 +11,14 @@
 #include "ns3/compute-jitter.h"
 #include "ns3/gpu-cluster-builder.h"
 #include "ns3/job-graph.h"
+#include "ns3/link-report.h"
 #include "ns3/nstime.h"
 #include "ns3/step-executor.h"
 #include "ns3/transformer-step-builder.h"
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,8 @@ class JobMix
     const StepGraph& GetStep(size_t job) const;
     /// Each job's outcome (after Run).
     const std::vector<Outcome>& GetOutcomes() const;
+    /// Every link's load over the run of all jobs together (after Run; null before).
+    const LinkReport* GetLinkReport() const;
     /// Simulator events of every run.
     uint64_t GetEvents() const;
     /// Packet hops of every run.
@@ -107,15 +111,16 @@ class JobMix
     /// One run of some of the jobs on a fabric of its own; fills each one's result.
     void RunJobs(const std::vector<uint32_t>& which, bool alone);
 
-    Cluster m_cluster;               //!< The cluster.
-    std::vector<Job> m_jobs;         //!< The jobs.
-    std::deque<StepGraph> m_steps;   //!< Each job's step (JobGraphs refer to them).
-    std::deque<JobGraph> m_graphs;   //!< Each job's step on its GPUs.
-    std::vector<Outcome> m_outcomes; //!< Each job's outcome.
-    AfterTogether m_afterTogether;   //!< Called after the together run (may be empty).
-    uint64_t m_events{0};            //!< Every run's events.
-    uint64_t m_packetHops{0};        //!< Every run's packet hops.
-    double m_simulatedSeconds{0};    //!< Every run's simulated time.
+    Cluster m_cluster;                   //!< The cluster.
+    std::vector<Job> m_jobs;             //!< The jobs.
+    std::deque<StepGraph> m_steps;       //!< Each job's step (JobGraphs refer to them).
+    std::deque<JobGraph> m_graphs;       //!< Each job's step on its GPUs.
+    std::vector<Outcome> m_outcomes;     //!< Each job's outcome.
+    AfterTogether m_afterTogether;       //!< Called after the together run (may be empty).
+    std::unique_ptr<LinkReport> m_links; //!< The links over the together run.
+    uint64_t m_events{0};                //!< Every run's events.
+    uint64_t m_packetHops{0};            //!< Every run's packet hops.
+    double m_simulatedSeconds{0};        //!< Every run's simulated time.
 };
 
 } // namespace ns3

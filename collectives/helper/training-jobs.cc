@@ -22,6 +22,9 @@ namespace
 
 using Category = StepGraph::Category;
 
+/// Links summary.json lists by name, the most utilised first.
+constexpr size_t HOTTEST_LINKS = 10;
+
 /// A job's model FLOPs over its GPUs' peak for its step's time.
 double
 Mfu(const TransformerStepBuilder::Config& c, double stepSeconds)
@@ -295,6 +298,11 @@ TrainingJobs::Print(FILE* out) const
                      b.Exposed(Category::EP) * 1e3,
                      100 * Mfu(m_mix->GetJobs()[j].step, step));
     }
+    std::fprintf(out, "# links over the run together (each direction by itself):\n");
+    for (const std::string& line : m_mix->GetLinkReport()->Lines())
+    {
+        std::fprintf(out, "#   %s\n", line.c_str());
+    }
     // Each communicator's collectives beside the other jobs against alone: where the
     // interference is.
     for (size_t j = 0; j < m_specs.size(); ++j)
@@ -322,6 +330,14 @@ TrainingJobs::Print(FILE* out) const
         }
     }
     std::fflush(out);
+}
+
+void
+TrainingJobs::WriteLinks(const RunOutput& out) const
+{
+    AtomicFile f(out.PathOf("links.csv"));
+    m_mix->GetLinkReport()->WriteCsv(f.Stream());
+    f.Commit();
 }
 
 std::string
@@ -374,7 +390,8 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
     j["cluster"]["gpu"] = m_gpu;
     j["fabric"] = {{"name", m_fabric.GetFabric()},
                    {"cc", CongestionControl()},
-                   {"routing", Routing()}};
+                   {"routing", Routing()},
+                   {"links", m_mix->GetLinkReport()->ToJson(HOTTEST_LINKS)}};
     nlohmann::json jobs = nlohmann::json::array();
     for (size_t i = 0; i < m_specs.size(); ++i)
     {

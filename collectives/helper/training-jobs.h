@@ -63,7 +63,10 @@ class TrainingJobs
     void Run(bool alone);
     /// A row per job.
     void Print(FILE* out) const;
-    /// summary.json's "cluster", "fabric" and "jobs".
+    /// After Run: every link's load over the run together as links.csv in the run's folder.
+    void WriteLinks(const RunOutput& out) const;
+    /// summary.json's "cluster", "fabric" (with "links": each tier and the hottest links)
+    /// and "jobs".
     void WriteJson(nlohmann::json& j) const;
     /// The run's jobs and outcomes.
     const JobMix& GetMix() const;

@@ -438,4 +438,18 @@ IbFabricHelper::GetPortName(uint32_t i) const
     return m_portNames.at(i);
 }
 
+std::array<RdmaFabric::LinkDirection, 2>
+IbFabricHelper::GetLinkCounters(uint32_t link) const
+{
+    // The channel's ports in the order Build attached them: end A, then end B.
+    std::array<LinkDirection, 2> both;
+    for (uint32_t end = 0; end < 2; ++end)
+    {
+        const Ptr<IbNetDevice> port = DynamicCast<IbNetDevice>(m_channels.at(link)->GetDevice(end));
+        both[end].txBytes = port->GetTxBytes();
+        both[end].held = port->GetXmitWaitTime();
+    }
+    return both;
+}
+
 } // namespace ns3

@@ -53,7 +53,7 @@ class FlowLabels
      * workload, or a collective's rank, peer and channel; the candidates of a shared 5-tuple),
      * then the 5-tuple.
      * \param flow a flow of a deadlock report
-     * eturn e.g. "flow 3 h0->h2 10.0.0.1:49152->10.0.0.3:4791"
+     * \return e.g. "flow 3 h0->h2 10.0.0.1:49152->10.0.0.3:4791"
      */
     static std::string Describe(const DeadlockDetector::StuckFlow& flow);
 

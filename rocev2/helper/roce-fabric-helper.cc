@@ -432,4 +432,22 @@ RoceFabricHelper::GetDrops() const
     return drops;
 }
 
+std::array<RdmaFabric::LinkDirection, 2>
+RoceFabricHelper::GetLinkCounters(uint32_t link) const
+{
+    // The channel's devices in the order Build attached them: end A, then end B.
+    std::array<LinkDirection, 2> both;
+    for (uint32_t end = 0; end < 2; ++end)
+    {
+        const Ptr<RoceNetDevice> dev =
+            DynamicCast<RoceNetDevice>(m_channels.at(link)->GetDevice(end));
+        both[end].txBytes = dev->GetTxBytes();
+        for (uint8_t priority = 0; priority < 8; ++priority)
+        {
+            both[end].held = std::max(both[end].held, dev->GetPausedTime(priority));
+        }
+    }
+    return both;
+}
+
 } // namespace ns3

@@ -124,6 +124,7 @@ class RoceFabricHelper : public RdmaFabric
     /// "link_down" (frames lost on down links, any port) and "pfc_watchdog" (packets the
     /// switches' PFC watchdogs dropped, egress and ingress).
     std::map<std::string, uint64_t> GetDrops() const override;
+    std::array<LinkDirection, 2> GetLinkCounters(uint32_t link) const override;
 
   private:
     bool m_installStack{true};

@@ -12,6 +12,7 @@
 - A dense job beside an MoE job (examples/jobs/dense-and-moe.json): the MoE job's expert
   all-to-alls run (exposed EP time, EP 4 in its summary, all-to-alls in its --timeline), the
   dense job has none; each timeline has every GPU of its job.
+- The link report: on rails nothing climbs to a spine; on the shared uplinks they carry load.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; on the shared uplinks TP's collectives (NVLink) take
   their time alone and DP's up to twice it; a second identical run gives identical results.
@@ -66,6 +67,13 @@ def main():
         if abs(j["slowdown"] - 1) > 0.01:
             problems.append(f"rail {j['name']}: slowdown {j['slowdown']}, expected 1 "
                             "(no link shared)")
+    # The link report: on rails the jobs' all-reduces stay on their leaves, so nothing climbs
+    # to a spine; on the oversubscribed ToR leaves (below) the uplinks carry them.
+    rail_tiers = {t["tier"]: t for t in rail["fabric"]["links"]["tiers"]}
+    if rail_tiers.get("leaf->spine", {}).get("used") != 0 or not rail_tiers["host->leaf"]["used"]:
+        problems.append(f"rail: links {rail_tiers}")
+    if not os.path.exists(os.path.join(cwd, "rail", "links.csv")):
+        problems.append("rail: no links.csv")
 
     # Compute jitter (stragglers): every collective waits for its slowest GPU, so a step with
     # jitter is longer, by at most the jitter's 20 % of the compute (give or take 2 %).
@@ -92,6 +100,9 @@ def main():
         if factors.get("dp") is None or not 1.3 <= factors["dp"] <= 2.1:
             problems.append(f"tor {j['name']}: DP interference {factors.get('dp')}, "
                             "expected 1.3 to 2.1")
+    tor_tiers = {t["tier"]: t for t in tor["fabric"]["links"]["tiers"]}
+    if not tor_tiers.get("leaf->spine", {}).get("max_utilisation", 0) > 0:
+        problems.append(f"tor: nothing crossed the uplinks: {tor_tiers}")
     if tor["cluster"]["kind"] != "top-of-rack":
         problems.append(f"tor: cluster kind {tor['cluster']['kind']}")
 

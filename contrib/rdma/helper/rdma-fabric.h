@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rdma-engine.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -88,6 +89,24 @@ class RdmaFabric
     virtual uint64_t GetHostPacketsSent() const = 0;
     /// Packets the fabric discarded, by reason (every reason the fabric has, zeros included).
     virtual std::map<std::string, uint64_t> GetDrops() const = 0;
+
+    /// What one direction of a link carried and how long its sender was held back.
+    struct LinkDirection
+    {
+        uint64_t txBytes{0}; //!< Bytes the sending port put on the wire (frames, all classes).
+        /// Time the sending port was held back by the fabric's flow control: RoCEv2's longest
+        /// PFC pause of any priority; InfiniBand's PortXmitWait (data queued, no credit).
+        Time held;
+    };
+
+    /**
+     * What a link of the topology carried each way: [0] from its end A (nodeA, portA) to B,
+     * [1] from B to A.
+     * \param link the topology's link id
+     * \return both directions' counters since the fabric was built
+     */
+    virtual std::array<LinkDirection, 2> GetLinkCounters(uint32_t link) const = 0;
+
     /// summary.json's "drops": {"total": every drop, "by_reason": GetDrops()}.
     nlohmann::json GetDropsJson() const;
     /// GetDrops() on one line, "reason n, reason n", for a program's report.

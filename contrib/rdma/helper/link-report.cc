@@ -1,0 +1,160 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#include "link-report.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// A tier's name as the topology numbers them.
+std::string
+TierName(uint32_t tier)
+{
+    static const char* const NAMES[] = {"host", "leaf", "spine", "core"};
+    return tier < 4 ? NAMES[tier] : "tier" + std::to_string(tier);
+}
+
+/// Up the tiers first (by the lower tier), then down (by the upper one, from the top).
+int
+TierOrder(uint32_t from, uint32_t to)
+{
+    return from < to ? static_cast<int>(from) : 100 - static_cast<int>(to);
+}
+
+} // namespace
+
+double
+LinkReport::Tier::Imbalance() const
+{
+    return meanUtilisation > 0 ? maxUtilisation / meanUtilisation : 0;
+}
+
+LinkReport::LinkReport(const RdmaFabric& fabric, const FabricTopology& topology, double seconds)
+    : m_seconds(seconds)
+{
+    NS_ABORT_MSG_IF(!(seconds > 0), "LinkReport: a run of " << seconds << " s");
+    std::map<int, Tier> tiers;
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        const FabricTopology::Link& link = topology.GetLink(l);
+        const std::array<RdmaFabric::LinkDirection, 2> both = fabric.GetLinkCounters(l);
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            const FabricTopology::Node& a = topology.GetNode(end == 0 ? link.nodeA : link.nodeB);
+            const FabricTopology::Node& b = topology.GetNode(end == 0 ? link.nodeB : link.nodeA);
+            Direction d;
+            d.link = l;
+            d.fromA = end == 0;
+            d.from = a.name;
+            d.to = b.name;
+            d.tier = TierName(a.tier) + "->" + TierName(b.tier);
+            d.bytes = both[end].txBytes;
+            d.utilisation = 8.0 * d.bytes / (static_cast<double>(link.rateBps) * seconds);
+            d.held = both[end].held.GetSeconds() / seconds;
+            Tier& t = tiers[TierOrder(a.tier, b.tier)];
+            t.name = d.tier;
+            ++t.links;
+            t.used += d.bytes > 0 ? 1 : 0;
+            t.meanUtilisation += d.utilisation;
+            t.maxUtilisation = std::max(t.maxUtilisation, d.utilisation);
+            t.heldSeconds += both[end].held.GetSeconds();
+            m_directions.push_back(d);
+        }
+    }
+    for (auto& [order, t] : tiers)
+    {
+        t.meanUtilisation /= t.links;
+        m_tiers.push_back(t);
+    }
+    std::stable_sort(
+        m_directions.begin(),
+        m_directions.end(),
+        [](const Direction& x, const Direction& y) { return x.utilisation > y.utilisation; });
+}
+
+const std::vector<LinkReport::Tier>&
+LinkReport::GetTiers() const
+{
+    return m_tiers;
+}
+
+const std::vector<LinkReport::Direction>&
+LinkReport::GetDirections() const
+{
+    return m_directions;
+}
+
+nlohmann::json
+LinkReport::ToJson(size_t hottest) const
+{
+    nlohmann::json tiers = nlohmann::json::array();
+    for (const Tier& t : m_tiers)
+    {
+        tiers.push_back({{"tier", t.name},
+                         {"links", t.links},
+                         {"used", t.used},
+                         {"mean_utilisation", t.meanUtilisation},
+                         {"max_utilisation", t.maxUtilisation},
+                         {"imbalance", t.Imbalance()},
+                         {"held_s", t.heldSeconds}});
+    }
+    nlohmann::json hot = nlohmann::json::array();
+    for (size_t i = 0; i < std::min(hottest, m_directions.size()); ++i)
+    {
+        const Direction& d = m_directions[i];
+        hot.push_back({{"link", d.link},
+                       {"from", d.from},
+                       {"to", d.to},
+                       {"tier", d.tier},
+                       {"bytes", d.bytes},
+                       {"utilisation", d.utilisation},
+                       {"held", d.held}});
+    }
+    return {{"seconds", m_seconds}, {"tiers", tiers}, {"hottest", hot}};
+}
+
+std::vector<std::string>
+LinkReport::Lines() const
+{
+    std::vector<std::string> lines;
+    for (const Tier& t : m_tiers)
+    {
+        char line[200];
+        std::snprintf(line,
+                      sizeof(line),
+                      "%-12s %5u links (%u used): utilisation mean %5.1f %%, max %5.1f %% "
+                      "(%.2fx the mean); held back %.3f ms in all",
+                      t.name.c_str(),
+                      t.links,
+                      t.used,
+                      100 * t.meanUtilisation,
+                      100 * t.maxUtilisation,
+                      t.Imbalance(),
+                      t.heldSeconds * 1e3);
+        lines.emplace_back(line);
+    }
+    return lines;
+}
+
+void
+LinkReport::WriteCsv(std::ostream& os) const
+{
+    os << "link,from,to,tier,bytes,utilisation,held\n";
+    for (const Direction& d : m_directions)
+    {
+        os << d.link << ',' << d.from << ',' << d.to << ',' << d.tier << ',' << d.bytes << ','
+           << d.utilisation << ',' << d.held << '\n';
+    }
+}
+
+} // namespace ns3

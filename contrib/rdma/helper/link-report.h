@@ -1,0 +1,90 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+
+#ifndef LINK_REPORT_H
+#define LINK_REPORT_H
+
+#include "rdma-fabric.h"
+
+#include "ns3/fabric-topology.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma
+ * \brief What every link of a fabric carried over a run, each direction by itself, grouped by
+ * tier pair ("host->leaf", "leaf->spine", ..., "leaf->host"): utilisation (the bytes its
+ * sender put on the wire over the link's rate and the run's time), time held back by flow
+ * control (RoCEv2's PFC pauses, InfiniBand's credit waits), and per tier the spread of load
+ * over its links: the most loaded over the mean (1 is an even spread; ECMP's hash collisions
+ * and oversubscription show above it). The hottest directions are the first of Hottest().
+ */
+class LinkReport
+{
+  public:
+    /// One direction of one link.
+    struct Direction
+    {
+        uint32_t link{0};      //!< The topology's link id.
+        bool fromA{true};      //!< From the link's end A to B, or back.
+        std::string from;      //!< The sending node's name.
+        std::string to;        //!< The receiving node's name.
+        std::string tier;      //!< Its tier pair, e.g. "leaf->spine".
+        uint64_t bytes{0};     //!< Bytes sent.
+        double utilisation{0}; //!< bytes x 8 / (rate x seconds).
+        double held{0};        //!< Fraction of the run its sender was held back.
+    };
+
+    /// The directions of one tier pair.
+    struct Tier
+    {
+        std::string name;          //!< e.g. "leaf->spine".
+        uint32_t links{0};         //!< Directions in it.
+        uint32_t used{0};          //!< Directions that carried anything.
+        double meanUtilisation{0}; //!< Over all its directions.
+        double maxUtilisation{0};  //!< Its most loaded direction's.
+        double heldSeconds{0};     //!< Its directions' held-back time, summed.
+        /// maxUtilisation / meanUtilisation (0 when nothing crossed the tier).
+        double Imbalance() const;
+    };
+
+    /**
+     * Read every link's counters at the end of a run.
+     * \param fabric the fabric (built on the topology)
+     * \param topology its topology
+     * \param seconds the run's simulated time (> 0)
+     */
+    LinkReport(const RdmaFabric& fabric, const FabricTopology& topology, double seconds);
+
+    /// Each tier pair, going up the tiers and then down.
+    const std::vector<Tier>& GetTiers() const;
+    /// Every direction, the most utilised first (ties: by link and direction).
+    const std::vector<Direction>& GetDirections() const;
+
+    /**
+     * summary.json's part: the run's seconds, each tier, and the hottest directions.
+     * \param hottest how many directions to list
+     */
+    nlohmann::json ToJson(size_t hottest) const;
+    /// One line per tier for a program's report.
+    std::vector<std::string> Lines() const;
+    /// Every direction as CSV: link, from, to, tier, bytes, utilisation, held.
+    void WriteCsv(std::ostream& os) const;
+
+  private:
+    double m_seconds;                    //!< The run's time.
+    std::vector<Tier> m_tiers;           //!< By tier pair.
+    std::vector<Direction> m_directions; //!< Most utilised first.
+};
+
+} // namespace ns3
+
+#endif /* LINK_REPORT_H */

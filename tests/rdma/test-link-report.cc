@@ -1,0 +1,173 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * LinkReport: a fabric's link counters turned into utilisation per direction and per tier pair,
+ * worked by hand on a leaf-spine of two leaves, two spines and a host under each leaf, with a
+ * fabric that reports chosen counters: each direction's utilisation is bytes x 8 over rate x
+ * time, tiers go up then down, a tier's imbalance is its most loaded direction over its mean,
+ * held-back time is summed per tier, the hottest direction comes first.
+ */
+
+#include "ns3/link-report.h"
+
+#include <gtest/gtest.h>
+#include <map>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A fabric that only reports link counters (set by the test); nothing else is asked of it.
+class CountersOnlyFabric : public RdmaFabric
+{
+  public:
+    std::map<uint32_t, std::array<LinkDirection, 2>> counters;
+
+    std::string GetFabricName() const override
+    {
+        return "test";
+    }
+
+    std::string GetDisplayName() const override
+    {
+        return "test";
+    }
+
+    uint32_t GetNHosts() const override
+    {
+        return 0;
+    }
+
+    Ptr<Node> GetHostNode(uint32_t) const override
+    {
+        return nullptr;
+    }
+
+    NodeContainer GetHostNodes() const override
+    {
+        return {};
+    }
+
+    Ptr<RdmaEngine> GetEngine(uint32_t) const override
+    {
+        return nullptr;
+    }
+
+    Address GetRdmaAddress(uint32_t) const override
+    {
+        return {};
+    }
+
+    uint32_t GetPacketOverhead() const override
+    {
+        return 0;
+    }
+
+    Time GetPathLatency(const FabricTopology&,
+                        const EcmpRouteTable&,
+                        uint32_t,
+                        uint32_t,
+                        uint32_t) const override
+    {
+        return Time(0);
+    }
+
+    std::string DescribePathLatency() const override
+    {
+        return "";
+    }
+
+    uint64_t GetPacketHops() const override
+    {
+        return 0;
+    }
+
+    uint64_t GetHostPacketsSent() const override
+    {
+        return 0;
+    }
+
+    std::map<std::string, uint64_t> GetDrops() const override
+    {
+        return {};
+    }
+
+    std::array<LinkDirection, 2> GetLinkCounters(uint32_t link) const override
+    {
+        const auto it = counters.find(link);
+        return it == counters.end() ? std::array<LinkDirection, 2>{} : it->second;
+    }
+};
+
+} // namespace
+
+TEST(LinkReport, UtilisationPerDirectionAndPerTierByHand)
+{
+    // h0 - leaf0 = spine0, spine1 = leaf1 - h1, every link 100 Gb/s; a run of 1 ms moves
+    // 12.5 MB at line rate.
+    FabricTopology t;
+    const uint32_t h0 = t.AddNode(FabricTopology::HOST, "h0", 0);
+    const uint32_t h1 = t.AddNode(FabricTopology::HOST, "h1", 0);
+    const uint32_t l0 = t.AddNode(FabricTopology::SWITCH, "leaf0", 1);
+    const uint32_t l1 = t.AddNode(FabricTopology::SWITCH, "leaf1", 1);
+    const uint32_t s0 = t.AddNode(FabricTopology::SWITCH, "spine0", 2);
+    const uint32_t s1 = t.AddNode(FabricTopology::SWITCH, "spine1", 2);
+    const uint64_t rate = 100'000'000'000;
+    const uint32_t up0 = t.AddLink(h0, l0, rate, MicroSeconds(1)); // link 0
+    t.AddLink(h1, l1, rate, MicroSeconds(1));                      // link 1
+    const uint32_t a0 = t.AddLink(l0, s0, rate, MicroSeconds(1));  // link 2
+    const uint32_t a1 = t.AddLink(l0, s1, rate, MicroSeconds(1));  // link 3
+    const uint32_t b0 = t.AddLink(s0, l1, rate, MicroSeconds(1));  // link 4
+    t.AddLink(s1, l1, rate, MicroSeconds(1));                      // link 5
+
+    // h0 sends at 80 % of its link, all of it hashed onto spine0 (a collision: spine1 idle);
+    // leaf0's uplink to spine0 is paused for 0.1 ms.
+    CountersOnlyFabric f;
+    f.counters[up0] = {RdmaFabric::LinkDirection{10'000'000, Time(0)}, {}};
+    f.counters[a0] = {RdmaFabric::LinkDirection{10'000'000, MicroSeconds(100)}, {}};
+    f.counters[a1] = {RdmaFabric::LinkDirection{0, Time(0)}, {}};
+    f.counters[b0] = {RdmaFabric::LinkDirection{10'000'000, Time(0)}, {}};
+    f.counters[1] = {RdmaFabric::LinkDirection{}, RdmaFabric::LinkDirection{10'000'000, Time(0)}};
+
+    const LinkReport r(f, t, 1e-3);
+    const std::vector<LinkReport::Tier>& tiers = r.GetTiers();
+    ASSERT_EQ(tiers.size(), 4u);
+    EXPECT_EQ(tiers[0].name, "host->leaf");
+    EXPECT_EQ(tiers[1].name, "leaf->spine");
+    EXPECT_EQ(tiers[2].name, "spine->leaf");
+    EXPECT_EQ(tiers[3].name, "leaf->host");
+    // host->leaf: h0 at 0.8, h1 idle.
+    EXPECT_EQ(tiers[0].links, 2u);
+    EXPECT_EQ(tiers[0].used, 1u);
+    EXPECT_DOUBLE_EQ(tiers[0].maxUtilisation, 0.8);
+    EXPECT_DOUBLE_EQ(tiers[0].meanUtilisation, 0.4);
+    // leaf->spine: 4 directions up (leaf0 and leaf1 to each spine), one at 0.8: mean 0.2,
+    // imbalance 4 (an even spread of the same bytes over leaf0's two would be 0.4 each).
+    EXPECT_EQ(tiers[1].links, 4u);
+    EXPECT_DOUBLE_EQ(tiers[1].meanUtilisation, 0.2);
+    EXPECT_DOUBLE_EQ(tiers[1].Imbalance(), 4.0);
+    EXPECT_DOUBLE_EQ(tiers[1].heldSeconds, 100e-6);
+    EXPECT_DOUBLE_EQ(tiers[3].maxUtilisation, 0.8); // leaf1 -> h1
+    // The hottest first; the held-back fraction of the paused uplink.
+    const LinkReport::Direction& hot = r.GetDirections().front();
+    EXPECT_DOUBLE_EQ(hot.utilisation, 0.8);
+    EXPECT_EQ(r.GetDirections().size(), 12u);
+    const auto paused = std::find_if(r.GetDirections().begin(),
+                                     r.GetDirections().end(),
+                                     [](const LinkReport::Direction& d) { return d.held > 0; });
+    ASSERT_NE(paused, r.GetDirections().end());
+    EXPECT_EQ(paused->from, "leaf0");
+    EXPECT_EQ(paused->to, "spine0");
+    EXPECT_DOUBLE_EQ(paused->held, 0.1);
+    // JSON and CSV carry the same figures.
+    const nlohmann::json j = r.ToJson(2);
+    EXPECT_EQ(j["hottest"].size(), 2u);
+    EXPECT_EQ(j["tiers"][1]["imbalance"], 4.0);
+    std::ostringstream csv;
+    r.WriteCsv(csv);
+    EXPECT_NE(csv.str().find("2,leaf0,spine0,leaf->spine,10000000,0.8,0.1\n"), std::string::npos)
+        << csv.str();
+    EXPECT_EQ(r.Lines().size(), 4u);
+}
