@@ -9,6 +9,8 @@
  *   ./ns3 run training-step
  *   ./ns3 run 'training-step --gpus=1024 --model=70B --fabric=roce,ib'
  *   ./ns3 run 'training-step --model=8B --gpus=64 --tp=8 --pp=1 --mode=analytical'
+ *   ./ns3 run 'training-step --model=8B --gpus=32 --pp=2 --layers=4 --globalBatch=16
+ *              --mode=job --fabric=roce,ib'
  *   ./ns3 run 'training-step --model=mixtral-8x7b --gpus=64 --tp=1 --pp=4 --ep=8
  *              --globalBatch=256 --mode=analytical'
  *
@@ -21,6 +23,12 @@
  * (inside a node on NVLink, or several per node across nodes). Collectives above --sample bytes
  * per rank
  * are extrapolated from two packet runs (at --sample and half of it); the output says which.
+ * That step is composed, blind to congestion: no two groups ever share a link.
+ *
+ * --mode=job measures instead: every GPU of the job runs its own operations at once on one
+ * rail-optimised fabric of the job's servers (JobExecutor), so groups meet on the spines, and
+ * the step is the last GPU's end (training-jobs runs other clusters, placements and several
+ * jobs).
  */
 
 #include "ns3/core-module.h"
@@ -74,7 +82,19 @@ main(int argc, char* argv[])
     StepFabricComparison::PrintHeader(stdout, fabrics.HasEp());
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
-        if (!fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout))
+        if (step.IsJob() && fabric == "tcp")
+        {
+            std::printf("  %12s (--mode=job runs the RDMA fabrics only; --mode=packet times TCP)\n",
+                        "TCP");
+            continue;
+        }
+        const bool timed =
+            step.IsJob()
+                ? fabrics.Measure(step.GetJobCluster(fabric, fabricOpts, opts.GetSeed()),
+                                  step.GetStep(),
+                                  stdout)
+                : fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout);
+        if (!timed)
         {
             break; // SIGINT or SIGTERM: what was timed so far is the result
         }

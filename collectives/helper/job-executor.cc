@@ -274,21 +274,39 @@ JobExecutor::GetRetransmissions() const
 }
 
 std::vector<JobExecutor::CommunicatorTime>
-JobExecutor::GetCommunicatorTimes() const
+JobExecutor::GetOperationTimes() const
 {
     const StepGraph& step = m_job.GetStep();
-    std::vector<CommunicatorTime> times(step.GetCommunicators().size());
+    std::vector<CommunicatorTime> times(step.GetOps().size());
     for (uint32_t op = 0; op < step.GetOps().size(); ++op)
     {
-        const int32_t comm = step.GetOps()[op].comm;
-        for (uint32_t slot = 0; comm >= 0 && slot < m_job.GetInstances(op); ++slot)
+        const bool collective = step.GetOps()[op].comm >= 0;
+        for (uint32_t slot = 0; collective && slot < m_job.GetInstances(op); ++slot)
         {
             const uint64_t id = Id(op, slot);
             if (m_endTime[id] >= 0)
             {
-                times[comm].seconds += m_endTime[id] - m_startTime[id];
-                ++times[comm].instances;
+                times[op].seconds += m_endTime[id] - m_startTime[id];
+                ++times[op].instances;
             }
+        }
+    }
+    return times;
+}
+
+std::vector<JobExecutor::CommunicatorTime>
+JobExecutor::GetCommunicatorTimes() const
+{
+    const StepGraph& step = m_job.GetStep();
+    const std::vector<CommunicatorTime> ops = GetOperationTimes();
+    std::vector<CommunicatorTime> times(step.GetCommunicators().size());
+    for (uint32_t op = 0; op < ops.size(); ++op)
+    {
+        const int32_t comm = step.GetOps()[op].comm;
+        if (comm >= 0)
+        {
+            times[comm].seconds += ops[op].seconds;
+            times[comm].instances += ops[op].instances;
         }
     }
     return times;

@@ -90,6 +90,8 @@ class JobExecutor
 
     /// After the run: by the step's communicator, the time its collectives took.
     std::vector<CommunicatorTime> GetCommunicatorTimes() const;
+    /// After the run: the same by the step's operation (compute operations: none).
+    std::vector<CommunicatorTime> GetOperationTimes() const;
 
     /**
      * After the run: the step's time (the last end, from Start()), each operation's span over

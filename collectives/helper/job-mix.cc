@@ -105,6 +105,10 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                             "JobMix: " << m_jobs[which[i]].name << " did not finish");
             (alone ? o.alone : o.together) = execs[i]->GetResult();
             (alone ? o.commAlone : o.commTogether) = execs[i]->GetCommunicatorTimes();
+            if (!alone)
+            {
+                o.opsTogether = execs[i]->GetOperationTimes();
+            }
             o.measuredAlone = o.measuredAlone || alone;
             o.instances = execs[i]->GetNInstances();
             o.communicators = execs[i]->GetNCommunicators();

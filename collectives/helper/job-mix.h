@@ -63,6 +63,8 @@ class JobMix
         StepExecutor::Result alone;    //!< Its step alone on the fabric (when measured).
         /// By the step's communicator: its collectives' time beside the others, and alone.
         std::vector<JobExecutor::CommunicatorTime> commTogether, commAlone;
+        /// By the step's operation: its instances' time beside the others.
+        std::vector<JobExecutor::CommunicatorTime> opsTogether;
         bool measuredAlone{false}; //!< Whether `alone` was run.
         uint64_t instances{0};     //!< Operation instances of its step.
         uint32_t communicators{0}; //!< NCCL communicators it built.

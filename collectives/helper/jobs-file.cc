@@ -146,15 +146,15 @@ JobsFile::Parse(const std::string& text, const std::string& file)
         j.globalBatch = count("global_batch", 0);
         j.microBatch = count("micro_batch", 0);
         j.seqLen = count("seq_len", 0);
-        j.layers = count("layers", 0);
-        j.hidden = count("hidden", 0);
-        j.ffn = count("ffn", 0);
-        j.heads = count("heads", 0);
-        j.kvHeads = count("kv_heads", 0);
-        j.vocab = count("vocab", 0);
-        j.experts = count("experts", 0);
-        j.topK = count("top_k", 0);
-        j.expertFfn = count("expert_ffn", 0);
+        j.shape.layers = count("layers", 0);
+        j.shape.hidden = count("hidden", 0);
+        j.shape.ffn = count("ffn", 0);
+        j.shape.heads = count("heads", 0);
+        j.shape.kvHeads = count("kv_heads", 0);
+        j.shape.vocab = count("vocab", 0);
+        j.shape.experts = count("experts", 0);
+        j.shape.topK = count("top_k", 0);
+        j.shape.expertFfn = count("expert_ffn", 0);
         jobs.push_back(j);
     }
     return jobs;

@@ -8,6 +8,7 @@
 #include "ns3/cluster-placement.h"
 #include "ns3/compute-jitter.h"
 #include "ns3/nstime.h"
+#include "ns3/step-presets.h"
 
 #include <cstdint>
 #include <string>
@@ -58,15 +59,7 @@ class JobsFile
         uint32_t globalBatch{0};          //!< Sequences per step; 0: the model's.
         uint32_t microBatch{0};           //!< Sequences per micro-batch; 0: the model's.
         uint32_t seqLen{0};               //!< Tokens per sequence; 0: the model's.
-        uint32_t layers{0};               //!< Transformer layers; 0: the model's.
-        uint32_t hidden{0};               //!< Hidden size; 0: the model's.
-        uint32_t ffn{0};                  //!< MLP width; 0: the model's.
-        uint32_t heads{0};                //!< Attention heads; 0: the model's.
-        uint32_t kvHeads{0};              //!< Key-value heads (GQA); 0: the model's.
-        uint32_t vocab{0};                //!< Vocabulary; 0: the model's.
-        uint32_t experts{0};              //!< Routed experts (MoE); 0: the model's.
-        uint32_t topK{0};                 //!< Experts per token (MoE); 0: the model's.
-        uint32_t expertFfn{0};            //!< An expert's MLP width (MoE); 0: the model's.
+        StepPresets::Shape shape;         //!< Its model's sizes changed (0: the model's).
         std::string path;                 //!< Its JSON path, for messages.
     };
 

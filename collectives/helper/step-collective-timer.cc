@@ -248,8 +248,14 @@ StepCollectiveTimer::GetEntries() const
 nlohmann::json
 StepCollectiveTimer::ToJson() const
 {
+    return ToJson(m_entries);
+}
+
+nlohmann::json
+StepCollectiveTimer::ToJson(const std::vector<Entry>& entries)
+{
     nlohmann::json rows = nlohmann::json::array();
-    for (const Entry& e : m_entries)
+    for (const Entry& e : entries)
     {
         const uint64_t size = BusBandwidth::SizeBytes(e.op, e.nRanks, e.bytes);
         // A group of one GPU takes no time: no bandwidth to speak of (0).

@@ -125,6 +125,8 @@ class StepCollectiveTimer
     const std::vector<Entry>& GetEntries() const;
     /// The entries as summary.json rows, with algbw and busbw.
     nlohmann::json ToJson() const;
+    /// These entries as summary.json rows, with algbw and busbw. \param entries the entries
+    static nlohmann::json ToJson(const std::vector<Entry>& entries);
 
   private:
     /// Simulate one collective whole; returns seconds.

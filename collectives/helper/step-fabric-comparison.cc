@@ -3,10 +3,13 @@
  */
 #include "step-fabric-comparison.h"
 
+#include "ns3/abort.h"
 #include "ns3/gnuplot-script.h"
 #include "ns3/run-interrupt.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace ns3
 {
@@ -100,6 +103,73 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
         m_packetHops += e.packetHops;
         m_simulatedSeconds += e.simulatedSeconds;
     }
+    return AddRow(row, out);
+}
+
+bool
+StepFabricComparison::Measure(const JobMix::Cluster& cluster,
+                              const TransformerStepBuilder::Config& step,
+                              FILE* out)
+{
+    Row row;
+    row.fabric = cluster.fabric;
+    if (RunInterrupt::IsRequested())
+    {
+        row.interrupted = true;
+        return AddRow(row, out);
+    }
+    JobMix mix(cluster);
+    JobMix::Job job;
+    job.name = "job";
+    job.step = step;
+    for (uint32_t node = 0; node < step.tp * step.pp * step.dp / cluster.gpusPerNode; ++node)
+    {
+        job.nodes.push_back(node);
+    }
+    mix.Add(job);
+    mix.Run(false);
+    const JobMix::Outcome& o = mix.GetOutcomes().front();
+    row.result = o.together;
+    // Each distinct collective (communicator, operation, size) over all its instances.
+    NS_ABORT_MSG_IF(o.opsTogether.size() != m_graph.GetOps().size(),
+                    "StepFabricComparison: the job's step is not the graph it was given");
+    std::map<std::tuple<int32_t, CollectiveOp, uint64_t>, JobExecutor::CommunicatorTime> sums;
+    for (uint32_t op = 0; op < m_graph.GetOps().size(); ++op)
+    {
+        const StepGraph::Op& g = m_graph.GetOps()[op];
+        if (g.comm >= 0)
+        {
+            JobExecutor::CommunicatorTime& t = sums[{g.comm, g.op, g.bytes}];
+            t.seconds += o.opsTogether[op].seconds;
+            t.instances += o.opsTogether[op].instances;
+        }
+    }
+    std::vector<StepCollectiveTimer::Entry> entries;
+    for (const auto& [key, t] : sums)
+    {
+        const StepGraph::Communicator& c = m_graph.GetCommunicators()[std::get<0>(key)];
+        StepCollectiveTimer::Entry e{};
+        e.communicator = c.name;
+        e.category = c.category;
+        e.nRanks = c.nRanks;
+        e.op = std::get<1>(key);
+        e.bytes = std::get<2>(key);
+        e.seconds = t.instances > 0 ? t.seconds / t.instances : 0;
+        e.how = "measured: the mean of " + std::to_string(t.instances) +
+                " instances, every group at once on one fabric";
+        e.simulatedBytes = e.bytes;
+        entries.push_back(e);
+    }
+    row.collectives = StepCollectiveTimer::ToJson(entries);
+    m_events += mix.GetEvents();
+    m_packetHops += mix.GetPacketHops();
+    m_simulatedSeconds += mix.GetSimulatedSeconds();
+    return AddRow(row, out);
+}
+
+bool
+StepFabricComparison::AddRow(Row row, FILE* out)
+{
     if (row.interrupted)
     {
         std::fprintf(out,

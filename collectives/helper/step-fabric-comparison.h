@@ -4,6 +4,7 @@
 #ifndef STEP_FABRIC_COMPARISON_H
 #define STEP_FABRIC_COMPARISON_H
 
+#include "job-mix.h"
 #include "step-collective-timer.h"
 
 #include "ns3/run-output.h"
@@ -25,6 +26,9 @@ namespace ns3
  * StepGraph run by StepExecutor with each fabric's collectives from a StepCollectiveTimer
  * (packet by packet on that fabric, or NCCL's tuner). The compute is the same on every fabric,
  * so what differs between the rows is what the fabric's communication costs.
+ *
+ * Measure() instead runs the whole job on one fabric and measures its step (training-step
+ * --mode=job): the same row, from every GPU's own timeline.
  *
  * A row per fabric, printed as its step is timed (step, compute, pipeline bubble, exposed TP /
  * PP / DP communication, and EP for a step with expert parallelism, all communication, the DP
@@ -78,6 +82,19 @@ class StepFabricComparison
      *         be timed
      */
     bool Time(const StepCollectiveTimer::Cluster& cluster, FILE* out);
+    /**
+     * Measure the step with every GPU of the job at once on one fabric (JobMix, the job on the
+     * cluster's first servers in rank order) and print its row; its collectives are the mean
+     * of each distinct one's instances, all groups running together.
+     * \param cluster the cluster and its fabric
+     * \param step the step's config (the graph given to the constructor is built from it)
+     * \param out where to print the row
+     * \return false when a signal came before the run: its row has no step, and no other
+     *         fabric should be run
+     */
+    bool Measure(const JobMix::Cluster& cluster,
+                 const TransformerStepBuilder::Config& step,
+                 FILE* out);
 
     const std::vector<Row>& GetRows() const;
     /// The distinct collectives of every fabric: size, time, busbw, how each was timed.
@@ -107,6 +124,9 @@ class StepFabricComparison
     double GetSimulatedSeconds() const;
 
   private:
+    /// Print a timed row, or an interrupted one; keep it. \return whether it has a step
+    bool AddRow(Row row, FILE* out);
+
     const StepGraph& m_graph;
     double m_modelFlops;
     double m_peakTflops;

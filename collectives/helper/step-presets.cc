@@ -163,4 +163,19 @@ StepPresets::GetGeneration(const std::string& gpu)
     return Find(gpu).generation;
 }
 
+void
+StepPresets::Shape::Apply(TransformerStepBuilder::Config& config) const
+{
+    const auto set = [](uint32_t given, uint32_t& size) { size = given ? given : size; };
+    set(layers, config.layers);
+    set(hidden, config.hidden);
+    set(ffn, config.ffn);
+    set(heads, config.heads);
+    set(kvHeads, config.kvHeads);
+    set(vocab, config.vocab);
+    set(experts, config.experts);
+    set(topK, config.topK);
+    set(expertFfn, config.expertFfn);
+}
+
 } // namespace ns3

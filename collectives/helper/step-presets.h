@@ -39,6 +39,24 @@ class StepPresets
      */
     static void ApplyModel(const std::string& model, TransformerStepBuilder::Config& config);
 
+    /// A model's shape changed where a size is given (a smaller variant for a quick study or a
+    /// test); 0 keeps the model's.
+    struct Shape
+    {
+        uint32_t layers{0};    //!< Transformer layers.
+        uint32_t hidden{0};    //!< Hidden size.
+        uint32_t ffn{0};       //!< MLP width.
+        uint32_t heads{0};     //!< Attention heads.
+        uint32_t kvHeads{0};   //!< Key-value heads (GQA).
+        uint32_t vocab{0};     //!< Vocabulary.
+        uint32_t experts{0};   //!< Routed experts (MoE).
+        uint32_t topK{0};      //!< Experts per token (MoE).
+        uint32_t expertFfn{0}; //!< An expert's MLP width (MoE).
+
+        /// Set the sizes given on a step shaped by ApplyModel. \param config the step
+        void Apply(TransformerStepBuilder::Config& config) const;
+    };
+
     /// The GPUs: "h100", "a100".
     static const std::vector<std::string>& GetGpus();
     /// Dense BF16 peak in TFLOPS. \param gpu one of GetGpus() \throw InputError for another

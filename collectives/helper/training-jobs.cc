@@ -94,15 +94,7 @@ TrainingJobs::Load(const std::string& path)
         c.globalBatch = s.globalBatch ? s.globalBatch : c.globalBatch;
         c.microBatch = s.microBatch ? s.microBatch : c.microBatch;
         c.seqLen = s.seqLen ? s.seqLen : c.seqLen;
-        c.layers = s.layers ? s.layers : c.layers;
-        c.hidden = s.hidden ? s.hidden : c.hidden;
-        c.ffn = s.ffn ? s.ffn : c.ffn;
-        c.heads = s.heads ? s.heads : c.heads;
-        c.kvHeads = s.kvHeads ? s.kvHeads : c.kvHeads;
-        c.vocab = s.vocab ? s.vocab : c.vocab;
-        c.experts = s.experts ? s.experts : c.experts;
-        c.topK = s.topK ? s.topK : c.topK;
-        c.expertFfn = s.expertFfn ? s.expertFfn : c.expertFfn;
+        s.shape.Apply(c);
         c.peakTflops = StepPresets::GetPeakTflops(m_gpu);
         const std::string where = path + ": " + s.path;
         if (s.gpus % m_gpusPerNode != 0 || m_gpusPerNode % s.tp != 0)

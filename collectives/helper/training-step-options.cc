@@ -5,9 +5,11 @@
 
 #include "step-presets.h"
 
+#include "ns3/cluster-options.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -53,6 +55,12 @@ TrainingStepOptions::AddOptions(ProgramOptions& opts)
     opts.AddValue("globalBatch", "sequences per step", m_step.globalBatch);
     opts.AddValue("microBatch", "sequences per micro-batch", m_step.microBatch);
     opts.AddValue("seqLen", "tokens per sequence", m_step.seqLen);
+    opts.AddValue("layers", "transformer layers (0: the model's)", m_shape.layers);
+    opts.AddValue("hidden", "hidden size (0: the model's)", m_shape.hidden);
+    opts.AddValue("ffn", "MLP width (0: the model's)", m_shape.ffn);
+    opts.AddValue("heads", "attention heads (0: the model's)", m_shape.heads);
+    opts.AddValue("kvHeads", "key-value heads (0: the model's)", m_shape.kvHeads);
+    opts.AddValue("vocab", "vocabulary (0: the model's)", m_shape.vocab);
     opts.AddValue("tpOverlap", "overlap TP communication with compute", m_step.tpOverlap);
     opts.AddValue("zero",
                   "ZeRO stage of data parallelism: 0 DDP all-reduce, 1 distributed optimizer "
@@ -63,9 +71,11 @@ TrainingStepOptions::AddOptions(ProgramOptions& opts)
                   "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
                   m_workload);
     opts.AddChoice("mode",
-                   "packet: collectives simulated packet by packet; analytical: NCCL's tuner",
+                   "job: every GPU of the job at once on one rail-optimised fabric, the step "
+                   "measured; packet: each distinct collective packet by packet on a fabric of "
+                   "its own, the step composed; analytical: composed from NCCL's tuner",
                    m_mode,
-                   {"packet", "analytical"});
+                   {"packet", "analytical", "job"});
     opts.AddSize("sample", "largest collective (bytes per rank) simulated whole", m_sample);
     opts.AddValue("linkRate", "rate of every NIC and switch link of the RDMA fabrics", m_linkRate);
     opts.AddValue("tcpLinkRate", "rate of every link of the TCP fabric", m_tcpLinkRate);
@@ -78,6 +88,14 @@ TrainingStepOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric
     fabric.ApplyOptions(opts, m_linkRate);
     try
     {
+        const std::vector<std::string>& fabrics = fabric.GetFabrics();
+        if (IsJob() && opts.IsGiven("fabric") &&
+            std::find(fabrics.begin(), fabrics.end(), "tcp") != fabrics.end())
+        {
+            throw InputError("--fabric=tcp with --mode=job: the whole job runs on the RDMA "
+                             "fabrics only",
+                             "--fabric=roce, ib or roce,ib, or --mode=packet for TCP");
+        }
         Check();
         Load();
     }
@@ -91,6 +109,7 @@ void
 TrainingStepOptions::Check()
 {
     StepPresets::ApplyModel(m_model, m_step);
+    m_shape.Apply(m_step);
     m_step.tp = m_tp;
     m_step.pp = m_pp;
     m_step.ep = m_ep;
@@ -121,6 +140,23 @@ TrainingStepOptions::Check()
     {
         throw InputError("the step cannot be built: " + problem,
                          "sizes and degrees that divide (see --help)");
+    }
+    if (IsJob() && !m_workload.empty())
+    {
+        throw InputError("--mode=job with --workload=" + m_workload +
+                             ": a replayed step does not run as a whole job yet",
+                         "a --model for --mode=job, or --mode=packet to replay the workload");
+    }
+    if (IsJob())
+    {
+        try
+        {
+            GetJobBuilder().Check(); // a rail-optimised fabric of switches of 64 ports
+        }
+        catch (const InputError& e)
+        {
+            throw e.WithContext("--mode=job (training-jobs builds other clusters)");
+        }
     }
     if (m_sample < 4)
     {
@@ -173,6 +209,13 @@ void
 TrainingStepOptions::CheckResources(const ProgramOptions& opts,
                                     const FabricRunOptions& fabric) const
 {
+    if (IsJob())
+    {
+        fabric.CheckResources(opts,
+                              ClusterOptions::GetEstimate(GetJobBuilder()).AddRanks(m_gpus),
+                              "fewer --gpus, or --mode=packet");
+        return;
+    }
     if (!IsPacket())
     {
         return;
@@ -228,6 +271,37 @@ bool
 TrainingStepOptions::IsPacket() const
 {
     return m_mode == "packet";
+}
+
+bool
+TrainingStepOptions::IsJob() const
+{
+    return m_mode == "job";
+}
+
+GpuClusterBuilder
+TrainingStepOptions::GetJobBuilder() const
+{
+    GpuClusterBuilder builder(GpuClusterBuilder::RAIL_OPTIMIZED,
+                              m_gpus / m_gpusPerNode,
+                              m_gpusPerNode);
+    builder.SetLinkRate(m_linkRate.GetBitRate()).SetLinkDelay(m_linkDelay);
+    return builder;
+}
+
+JobMix::Cluster
+TrainingStepOptions::GetJobCluster(const std::string& fabric,
+                                   const FabricRunOptions& fabricOpts,
+                                   uint32_t seed) const
+{
+    JobMix::Cluster cluster;
+    cluster.builder = GetJobBuilder();
+    cluster.gpusPerNode = m_gpusPerNode;
+    cluster.fabric = fabric;
+    cluster.seed = seed;
+    cluster.nccl.generation = StepPresets::GetGeneration(m_gpu);
+    cluster.congestionControl = GetCluster(fabric, fabricOpts, seed).congestionControl;
+    return cluster;
 }
 
 StepCollectiveTimer::Cluster
@@ -303,18 +377,28 @@ TrainingStepOptions::PrintSetup(FILE* out, const std::vector<std::string>& fabri
                      m_step.microBatch,
                      m_step.seqLen);
     }
-    const std::string timed = IsPacket() ? "up to " + FormatSize(m_sample) +
-                                               " per rank simulated whole, larger ones extrapolated"
-                                         : "from NCCL 2.30.7's cost model";
+    const std::string timed =
+        IsJob() ? "every GPU's at once, packet by packet, on one fabric of the job's " +
+                      std::to_string(m_gpus / m_gpusPerNode) +
+                      " servers; the step measured (the last GPU's end)"
+        : IsPacket() ? "packet by packet, up to " + FormatSize(m_sample) +
+                           " per rank simulated whole, larger ones extrapolated"
+                     : "from NCCL 2.30.7's cost model (analytical)";
     std::fprintf(out,
-                 "# compute at %.0f%% of %.0f TFLOPS; %s, %.0f Gb/s NICs (TCP: %.0f Gb/s), "
+                 "# compute at %.0f%% of %.0f TFLOPS; %.0f Gb/s NICs (TCP: %.0f Gb/s), "
                  "rail-optimised; collectives %s\n",
                  m_step.efficiency * 100,
                  m_step.peakTflops,
-                 IsPacket() ? "packet by packet" : "NCCL's tuner (analytical)",
                  m_linkRate.GetBitRate() / 1e9,
                  m_tcpLinkRate.GetBitRate() / 1e9,
                  timed.c_str());
+    if (!IsJob())
+    {
+        std::fprintf(out,
+                     "# composed: each distinct collective timed alone, so no two groups ever "
+                     "share a link (congestion-unaware); --mode=job measures the whole job on "
+                     "one fabric\n");
+    }
     for (const std::string& line : fabricLines)
     {
         std::fprintf(out, "%s\n", line.c_str());
@@ -443,14 +527,18 @@ TrainingStepOptions::WriteJson(nlohmann::json& j) const
     }
     j["mode"] = m_mode;
     j["simulated"] =
-        IsPacket()
+        IsJob() ? "every GPU's operations at once, each collective packet by packet on its own "
+                  "group (Megatron-LM's rank order), on one non-blocking rail-optimised fabric "
+                  "of the job's servers; the step measured (the last GPU's end), not composed"
+        : IsPacket()
             ? "each distinct collective packet by packet on a fabric of its own group (TP: one "
               "node's NVLink; DP, PP: one GPU per node on one rail; a replayed communicator "
               "as its file places it); collectives above the "
               "sample size extrapolated from runs at the sample and half of it; the step itself "
               "timed by the step model from those times"
-            : "collective times from NCCL 2.30.7's cost model; nothing simulated packet by packet";
-    if (m_step.experts > 0 && m_workload.empty())
+            : "collective times from NCCL 2.30.7's cost model; nothing simulated packet by "
+              "packet; the step composed from those times (congestion-unaware)";
+    if (m_step.experts > 0 && m_workload.empty() && !IsJob())
     {
         const std::string experts =
             m_step.ep == 1 ? "; EP 1: no all-to-all, the experts' gradients over DP"

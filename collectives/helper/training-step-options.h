@@ -5,7 +5,9 @@
 #define TRAINING_STEP_OPTIONS_H
 
 #include "fabric-run-options.h"
+#include "job-mix.h"
 #include "step-collective-timer.h"
+#include "step-presets.h"
 #include "workload-file.h"
 
 #include "ns3/data-rate.h"
@@ -31,11 +33,11 @@ namespace ns3
  * --gpusPerNode, the links' rates and delay) and how collectives are timed (--mode, --sample).
  *
  * Check() rejects, before anything is built, degrees whose product is not the GPU count, TP
- * across nodes, an EP degree of 0 or on a dense model, a capacity factor that is not a positive
- * number, and a step TransformerStepBuilder cannot make (EP that does not divide the experts or
- * DP, ...); Load() then reads the workload
- * (whose mistakes are WorkloadFile's InputErrors, naming the file and line) or builds the step.
- * What they give: the StepGraph, its model FLOPs and the GPUs MFU divides by, each fabric's
+ * across nodes, a workload replayed with --mode=job, an EP degree of 0 or on a dense model, a
+ * capacity factor that is not a positive number, and a step TransformerStepBuilder cannot make (EP
+ * that does not divide the experts or DP, ...); Load() then reads the workload (whose mistakes are
+ * WorkloadFile's InputErrors, naming the file and line) or builds the step. What they give: the
+ * StepGraph, its model FLOPs and the GPUs MFU divides by, each fabric's
  * StepCollectiveTimer::Cluster, the lines before the table and the summary's model,
  * parallelism and workload, so that a reader knows which job the figures are of.
  */
@@ -68,9 +70,9 @@ class TrainingStepOptions
      */
     void Load();
     /**
-     * In the packet mode, end the program (one line, exit 2) when a group of the step cannot
-     * be simulated within the memory limit: StepCollectiveTimer simulates one group at a time,
-     * on each fabric.
+     * End the program (one line, exit 2) when the run cannot fit the memory limit: in the
+     * packet mode a group of the step (StepCollectiveTimer simulates one group at a time, on
+     * each fabric); in the job mode the whole cluster with every GPU's ranks.
      */
     void CheckResources(const ProgramOptions& opts, const FabricRunOptions& fabric) const;
 
@@ -93,6 +95,19 @@ class TrainingStepOptions
     StepCollectiveTimer::Cluster GetCluster(const std::string& fabric,
                                             const FabricRunOptions& fabricOpts,
                                             uint32_t seed) const;
+    /// Whether --mode=job: the whole job on one fabric, its step measured.
+    bool IsJob() const;
+    /**
+     * The cluster the whole job runs on (--mode=job): the job's servers, in rank order, on a
+     * non-blocking rail-optimised fabric of --linkRate and --linkDelay links, as the packet
+     * mode assumes.
+     * \param fabric "roce" (with --cc) or "ib"
+     * \param fabricOpts the fabric's options
+     * \param seed the run's seed (ECMP)
+     */
+    JobMix::Cluster GetJobCluster(const std::string& fabric,
+                                  const FabricRunOptions& fabricOpts,
+                                  uint32_t seed) const;
     /// "training step of MODEL on GPUS GPU: where the time goes".
     std::string GetPlotTitle() const;
 
@@ -107,6 +122,8 @@ class TrainingStepOptions
 
   private:
     bool IsPacket() const;
+    /// The rail-optimised cluster of the job's servers (--mode=job).
+    GpuClusterBuilder GetJobBuilder() const;
     /// The mistakes in --ep and --capacityFactor the builder does not name as options.
     void CheckExperts() const;
     /// The line before the table of an MoE model, and where its all-to-alls run.
@@ -123,6 +140,7 @@ class TrainingStepOptions
     uint32_t m_gpusPerNode{8};
     std::string m_gpu{"h100"};
     TransformerStepBuilder::Config m_step;
+    StepPresets::Shape m_shape; //!< --layers, --hidden, ...
     std::string m_mode{"packet"};
     uint64_t m_sample{64ULL << 20};
     DataRate m_linkRate{"400Gbps"};

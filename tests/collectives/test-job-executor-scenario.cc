@@ -54,13 +54,22 @@ SmallDenseStep()
     return c;
 }
 
+/// What JobExecutor measured of each operation and communicator.
+struct Times
+{
+    std::vector<JobExecutor::CommunicatorTime> ops;   //!< By operation.
+    std::vector<JobExecutor::CommunicatorTime> comms; //!< By communicator.
+};
+
 /// The whole job on one fabric: (the step's time, instances, instances finished); with
-/// timeline, the Trace Event JSON of GPUs 0 and 7.
+/// timeline, the Trace Event JSON of GPUs 0 and 7; with times, what each operation and
+/// communicator took.
 std::tuple<StepExecutor::Result, uint64_t, uint64_t>
 RunWholeJob(const StepGraph& g,
             const TransformerStepBuilder::Config& c,
             std::string* timeline = nullptr,
-            const ComputeJitter& jitter = ComputeJitter())
+            const ComputeJitter& jitter = ComputeJitter(),
+            Times* times = nullptr)
 {
     const uint32_t nodes = c.tp * c.pp * c.dp / GPUS_PER_NODE;
     RailOptimizedBuilder builder(nodes, GPUS_PER_NODE);
@@ -89,6 +98,11 @@ RunWholeJob(const StepGraph& g,
         }
         instances = exec.GetNInstances();
         finished = exec.GetNFinished();
+        if (times)
+        {
+            times->ops = exec.GetOperationTimes();
+            times->comms = exec.GetCommunicatorTimes();
+        }
     }
     Simulator::Destroy();
     return {r, instances, finished};
@@ -179,6 +193,38 @@ TEST(JobExecutorScenario, WithoutInterferenceTheMeasuredStepIsTheComposedOne)
             sum += e;
         }
         EXPECT_NEAR(sum, job.stepSeconds, 1e-12);
+    }
+}
+
+TEST(JobExecutorScenario, EachCollectivesInstancesAddUpToItsCommunicatorsTime)
+{
+    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    const JobGraph layout(g, {c.tp, c.pp, c.dp, c.ep});
+    Times times;
+    RunWholeJob(g, c, nullptr, ComputeJitter(), &times);
+    ASSERT_EQ(times.ops.size(), g.GetOps().size());
+    ASSERT_EQ(times.comms.size(), g.GetCommunicators().size());
+    std::vector<double> seconds(g.GetCommunicators().size(), 0);
+    std::vector<uint64_t> instances(g.GetCommunicators().size(), 0);
+    for (uint32_t op = 0; op < g.GetOps().size(); ++op)
+    {
+        const int32_t comm = g.GetOps()[op].comm;
+        if (comm < 0)
+        {
+            EXPECT_EQ(times.ops[op].instances, 0u) << "compute is no collective";
+            continue;
+        }
+        // Every instance (one per group of the communicator) ran and took some time.
+        EXPECT_EQ(times.ops[op].instances, layout.GetInstances(op)) << g.GetOps()[op].label;
+        EXPECT_GT(times.ops[op].seconds, 0) << g.GetOps()[op].label;
+        seconds[comm] += times.ops[op].seconds;
+        instances[comm] += times.ops[op].instances;
+    }
+    for (uint32_t comm = 0; comm < g.GetCommunicators().size(); ++comm)
+    {
+        EXPECT_EQ(times.comms[comm].instances, instances[comm]);
+        EXPECT_NEAR(times.comms[comm].seconds, seconds[comm], 1e-12);
     }
 }
 

@@ -45,20 +45,20 @@ TEST(JobsFile, JobsWithTheirDefaults)
     EXPECT_EQ(b.placement.seed, 7u);
     EXPECT_EQ(b.globalBatch, 64u);
     EXPECT_EQ(b.seqLen, 2048u);
-    EXPECT_EQ(b.layers, 4u);
-    EXPECT_EQ(b.kvHeads, 4u);
-    EXPECT_EQ(b.hidden, 0u);
+    EXPECT_EQ(b.shape.layers, 4u);
+    EXPECT_EQ(b.shape.kvHeads, 4u);
+    EXPECT_EQ(b.shape.hidden, 0u);
     EXPECT_EQ(b.path, "$.jobs[1]");
     EXPECT_EQ(b.ep, 1u) << "no expert parallelism by default";
     EXPECT_EQ(b.capacityFactor, 1.0);
-    EXPECT_EQ(b.experts, 0u) << "the model's";
+    EXPECT_EQ(b.shape.experts, 0u) << "the model's";
     const JobsFile::Job& c = jobs[2];
     EXPECT_EQ(c.dp, 16u);
     EXPECT_EQ(c.ep, 4u);
     EXPECT_EQ(c.capacityFactor, 1.25);
-    EXPECT_EQ(c.experts, 16u);
-    EXPECT_EQ(c.topK, 4u);
-    EXPECT_EQ(c.expertFfn, 512u);
+    EXPECT_EQ(c.shape.experts, 16u);
+    EXPECT_EQ(c.shape.topK, 4u);
+    EXPECT_EQ(c.shape.expertFfn, 512u);
     EXPECT_EQ(c.jitter, "normal:0.05");
     EXPECT_EQ(b.jitter, "") << "the program's";
 }

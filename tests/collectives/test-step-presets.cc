@@ -105,6 +105,27 @@ TEST(StepPresets, AModelSetsItsShapeAndNothingElse)
     EXPECT_DOUBLE_EQ(c.efficiency, 0.4);
 }
 
+TEST(StepPresets, AShapeChangesTheSizesGivenAndKeepsTheOthers)
+{
+    Builder::Config c;
+    StepPresets::ApplyModel("mixtral-8x7b", c);
+    const Builder::Config mixtral = c;
+    StepPresets::Shape shape;
+    shape.layers = 4;
+    shape.hidden = 1024;
+    shape.experts = 4;
+    shape.Apply(c);
+    EXPECT_EQ(c.layers, 4U);
+    EXPECT_EQ(c.hidden, 1024U);
+    EXPECT_EQ(c.experts, 4U);
+    EXPECT_EQ(c.ffn, mixtral.ffn);
+    EXPECT_EQ(c.heads, mixtral.heads);
+    EXPECT_EQ(c.kvHeads, mixtral.kvHeads);
+    EXPECT_EQ(c.vocab, mixtral.vocab);
+    EXPECT_EQ(c.topK, mixtral.topK);
+    EXPECT_EQ(c.expertFfn, mixtral.expertFfn);
+}
+
 TEST(StepPresets, TheGpusPeakAndGeneration)
 {
     EXPECT_EQ(StepPresets::GetGpus(), (std::vector<std::string>{"h100", "a100"}));

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""training-step --mode=job: the whole job on one fabric, its step measured.
+
+A small Llama shape (--layers=4 --hidden=1024 ..., TP8 PP2 DP2 on 4 servers) on RoCEv2 and
+InfiniBand:
+- each fabric's row adds up (compute + bubble + exposed communication = the step), every
+  distinct collective says it was measured with every group at once, and the default fabric
+  list's TCP gets a line saying the whole job runs on the RDMA fabrics only;
+- the sanity case of issue 30: one dense job, contiguous, on a non-blocking rail-optimised
+  fabric, where no two groups can meet on a link, so the measured step is within 2 % of the
+  step --mode=packet composes from each collective timed alone;
+- the shape options reach the model (summary.json's layers and parameters);
+- the packet and analytical modes say their step is composed, blind to congestion.
+
+usage: training-step-job.py WORKDIR BINARY
+"""
+
+import os
+import sys
+
+import clitest
+
+SMALL = ["--model=8B", "--gpus=32", "--tp=8", "--pp=2", "--layers=4", "--hidden=1024",
+         "--ffn=4096", "--heads=8", "--kvHeads=8", "--vocab=32000", "--seqLen=512",
+         "--globalBatch=16"]
+
+
+def run(binary, cwd, name, args):
+    out = os.path.join(cwd, name)
+    p = clitest.run_ok(binary, [*args, f"--out={out}"], cwd, timeout=300)
+    print(p.stdout)
+    return p.stdout, clitest.load_summary(out)
+
+
+def rows_add_up(name, s, problems):
+    fabrics = {f["fabric"]: f for f in s.get("fabrics", [])}
+    for f in fabrics.values():
+        parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
+        if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
+            problems.append(f"{name} {f['fabric']}: parts {parts} != step {f['step_s']}")
+    return fabrics
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    workdir, binary = sys.argv[1], sys.argv[2]
+    cwd = clitest.fresh_dir(workdir)
+    problems = []
+
+    stdout, job = run(binary, cwd, "job", [*SMALL, "--mode=job"])
+    measured = rows_add_up("job", job, problems)
+    if set(measured) != {"roce", "ib"}:
+        problems.append(f"job: fabrics {sorted(measured)}, expected roce and ib")
+    if "--mode=job runs the RDMA fabrics only" not in stdout:
+        problems.append("job: no line on TCP's row")
+    if job.get("mode") != "job" or "measured" not in job.get("simulated", ""):
+        problems.append(f"job: mode {job.get('mode')}, simulated {job.get('simulated')}")
+    if job["model"]["layers"] != 4 or job["model"]["hidden"] != 1024:
+        problems.append(f"job: the shape options did not reach the model: {job['model']}")
+    for f in measured.values():
+        hows = {c["how"].split(":")[0] for c in f["collectives"]}
+        if hows != {"measured"}:
+            problems.append(f"job {f['fabric']}: collectives timed {hows}")
+        if {c["category"] for c in f["collectives"]} != {"tp", "pp", "dp"}:
+            problems.append(f"job {f['fabric']}: categories of {f['collectives']}")
+
+    stdout, packet = run(binary, cwd, "packet", [*SMALL, "--fabric=roce,ib"])
+    composed = rows_add_up("packet", packet, problems)
+    if "congestion-unaware" not in stdout or "congestion-unaware" in job.get("simulated", ""):
+        problems.append("the packet mode does not say its step is composed, blind to congestion")
+    for fabric in ("roce", "ib"):
+        if fabric in measured and fabric in composed:
+            m, c = measured[fabric]["step_s"], composed[fabric]["step_s"]
+            print(f"{fabric}: measured {m * 1e3:.3f} ms, composed {c * 1e3:.3f} ms "
+                  f"({100 * (m / c - 1):+.2f} %)")
+            if abs(m / c - 1) > 0.02:
+                problems.append(f"{fabric}: measured step {m} is not within 2 % of the "
+                                f"composed {c}")
+
+    if problems:
+        clitest.fail("; ".join(problems))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
