@@ -89,3 +89,11 @@ def load_summary(out_dir, conservation=True):
     if conservation:
         check_conservation(summary, path)
     return summary
+
+
+def check_parts(tag, step, problems, tolerance=1e-6):
+    """A step's parts (compute + bubble + each category's exposed communication, summary.json's
+    compute_s, bubble_s and exposed_s) add up to its step_s, within a relative tolerance."""
+    parts = step["compute_s"] + step["bubble_s"] + sum(step["exposed_s"].values())
+    if abs(parts - step["step_s"]) > tolerance * step["step_s"]:
+        problems.append(f"{tag}: parts {parts} != step {step['step_s']}")

@@ -44,12 +44,9 @@ def check_rows(name, s, problems):
         problems.append(f"{name}: jobs share nodes {[j['nodes'] for j in jobs]}")
     for j in jobs:
         for run_name in ("together", "alone"):
-            r = j[run_name]
-            parts = r["compute_s"] + r["bubble_s"] + sum(r["exposed_s"].values())
             # Compute spans run in whole nanoseconds of ns-3's clock; the breakdown counts
             # their exact durations: a few ns apart over a step.
-            if abs(parts - r["step_s"]) > 1e-5 * r["step_s"]:
-                problems.append(f"{name} {j['name']} {run_name}: parts {parts} != {r['step_s']}")
+            clitest.check_parts(f"{name} {j['name']} {run_name}", j[run_name], problems, 1e-5)
         if abs(j["slowdown"] - j["together"]["step_s"] / j["alone"]["step_s"]) > 1e-12:
             problems.append(f"{name} {j['name']}: slowdown {j['slowdown']} is not together/alone")
     return jobs

@@ -35,9 +35,7 @@ def run(binary, cwd, name, args):
 def rows_add_up(name, s, problems):
     fabrics = {f["fabric"]: f for f in s.get("fabrics", [])}
     for f in fabrics.values():
-        parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
-        if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
-            problems.append(f"{name} {f['fabric']}: parts {parts} != step {f['step_s']}")
+        clitest.check_parts(f"{name} {f['fabric']}", f, problems)
     return fabrics
 
 

@@ -54,9 +54,7 @@ def check_mixtral(binary, cwd, problems):
         problems.append(f"mixtral: model FLOPs {s['model']['model_flops_per_step']}, by hand {flops}")
     for f in s["fabrics"]:
         tag = f"mixtral {f['fabric']}"
-        parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
-        if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
-            problems.append(f"{tag}: parts {parts} != step {f['step_s']}")
+        clitest.check_parts(tag, f, problems)
         if not f["exposed_s"]["ep"] > 0 or not f["communication_s"]["ep"] > 0:
             problems.append(f"{tag}: no EP time {f['exposed_s']} {f['communication_s']}")
         mfu = flops / (f["step_s"] * 989e12 * 64)
@@ -89,9 +87,7 @@ def check_deepseek(binary, cwd, problems):
         ep = ep_collectives(f)
         if [(c["ranks"], c["bytes_per_rank"]) for c in ep] != [(64, 7 << 20)]:
             problems.append(f"deepseek: EP collectives {ep}")
-        parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
-        if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
-            problems.append(f"deepseek: parts {parts} != step {f['step_s']}")
+        clitest.check_parts("deepseek", f, problems)
 
 
 def main():

@@ -37,9 +37,7 @@ def check(name, s, problems):
     flops = s["model"]["model_flops_per_step"]
     gpus = s["parallelism"]["gpus"]
     for f in fabrics.values():
-        parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
-        if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
-            problems.append(f"{name} {f['fabric']}: parts {parts} != step {f['step_s']}")
+        clitest.check_parts(f"{name} {f['fabric']}", f, problems)
         mfu = flops / (f["step_s"] * 989e12 * gpus)
         if abs(mfu - f["mfu"]) > 1e-9:
             problems.append(f"{name} {f['fabric']}: MFU {f['mfu']}, expected {mfu}")
@@ -60,9 +58,7 @@ def check_workloads(binary, cwd, problems):
             problems.append(f"{name}: workload {w.get('workload')}")
         for f in w.get("fabrics", []):
             tag = f"{name} {f['fabric']}"
-            parts = f["compute_s"] + f["bubble_s"] + sum(f["exposed_s"].values())
-            if abs(parts - f["step_s"]) > 1e-6 * f["step_s"]:
-                problems.append(f"{tag}: parts {parts} != step {f['step_s']}")
+            clitest.check_parts(tag, f, problems)
             if abs(f["compute_s"] - compute) > 1e-9:
                 problems.append(f"{tag}: compute {f['compute_s']}, expected {compute}")
             if not 0 < f["communication_fraction"] <= 1 + 1e-9:

@@ -10,6 +10,8 @@
  * NICs with data-parallel traffic.
  */
 
+#include "small-llama.h"
+
 #include "ns3/compute-jitter.h"
 #include "ns3/fabric-instance.h"
 #include "ns3/job-executor.h"
@@ -25,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -36,22 +39,11 @@ namespace
 constexpr uint32_t GPUS_PER_NODE = 2;
 const DataRate NIC_RATE("400Gbps");
 
-TransformerStepBuilder::Config
-SmallDenseStep()
+/// A GPU's compute, bubble and exposed communication: its step, when they add up.
+double
+Parts(const StepExecutor::Breakdown& b)
 {
-    TransformerStepBuilder::Config c;
-    c.layers = 4;
-    c.hidden = 1024;
-    c.ffn = 4096;
-    c.heads = 8;
-    c.kvHeads = 8;
-    c.vocab = 32000;
-    c.seqLen = 512;
-    c.globalBatch = 8;
-    c.tp = 2;
-    c.pp = 2;
-    c.dp = 2;
-    return c;
+    return std::accumulate(b.exposed.begin(), b.exposed.end(), b.compute + b.bubble);
 }
 
 /// What JobExecutor measured of each operation and communicator.
@@ -159,7 +151,7 @@ OverlapOnGpu(const std::string& timeline, uint32_t gpu, const std::string& a, co
 
 TEST(JobExecutorScenario, WithoutInterferenceTheMeasuredStepIsTheComposedOne)
 {
-    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     ASSERT_EQ(TransformerStepBuilder::Check(c), "");
     const StepGraph g = TransformerStepBuilder::Build(c);
 
@@ -187,18 +179,13 @@ TEST(JobExecutorScenario, WithoutInterferenceTheMeasuredStepIsTheComposedOne)
     EXPECT_NEAR(job.mean.compute, composed.mean.compute, 1e-9 * spans);
     for (const StepExecutor::Breakdown& b : job.ranks)
     {
-        double sum = b.compute + b.bubble;
-        for (double e : b.exposed)
-        {
-            sum += e;
-        }
-        EXPECT_NEAR(sum, job.stepSeconds, 1e-12);
+        EXPECT_NEAR(Parts(b), job.stepSeconds, 1e-12);
     }
 }
 
 TEST(JobExecutorScenario, EachCollectivesInstancesAddUpToItsCommunicatorsTime)
 {
-    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     const StepGraph g = TransformerStepBuilder::Build(c);
     const JobGraph layout(g, {c.tp, c.pp, c.dp, c.ep});
     Times times;
@@ -233,7 +220,7 @@ TEST(JobExecutorScenario, AnMoeJobRunsItsExpertAllToAllsWithEverythingElse)
     // TP 2, DP 4 with EP 2 on 4 nodes of 2 GPUs: an EP group is 2 data-parallel ranks on two
     // nodes, so every MoE layer's dispatch and combine cross the NICs the DP and expert-DP
     // gradients use too.
-    TransformerStepBuilder::Config c = SmallDenseStep();
+    TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     c.pp = 1;
     c.dp = 4;
     c.experts = 4;
@@ -284,7 +271,7 @@ TEST(JobExecutorScenario, ComputeJitterDelaysTheStepByAtMostItsSlowestSpans)
     // its time with uniform:0.2. The jittered step is longer (each collective waits for its
     // slowest GPU) but by at most 0.2 times a GPU's compute, give or take how the shifted
     // collectives share the NICs (2 %).
-    TransformerStepBuilder::Config c = SmallDenseStep();
+    TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     c.pp = 1;
     c.dp = 4;
     const StepGraph g = TransformerStepBuilder::Build(c);
@@ -303,12 +290,7 @@ TEST(JobExecutorScenario, ComputeJitterDelaysTheStepByAtMostItsSlowestSpans)
         // Each GPU's compute is what its spans took: between nominal and 1.2 times.
         EXPECT_GT(b.compute, compute);
         EXPECT_LT(b.compute, 1.2 * compute);
-        double sum = b.compute + b.bubble;
-        for (double e : b.exposed)
-        {
-            sum += e;
-        }
-        EXPECT_NEAR(sum, jittered.stepSeconds, 1e-12);
+        EXPECT_NEAR(Parts(b), jittered.stepSeconds, 1e-12);
     }
     const auto [again, n2, f2] = RunWholeJob(g, c, nullptr, jitter);
     EXPECT_EQ(again.stepSeconds, jittered.stepSeconds);
@@ -316,7 +298,7 @@ TEST(JobExecutorScenario, ComputeJitterDelaysTheStepByAtMostItsSlowestSpans)
 
 TEST(JobExecutorScenario, TheSameJobTwiceTakesTheSameTime)
 {
-    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     const StepGraph g = TransformerStepBuilder::Build(c);
     const auto first = std::get<0>(RunWholeJob(g, c));
     const auto second = std::get<0>(RunWholeJob(g, c));
@@ -412,7 +394,7 @@ TEST(JobExecutorScenario, TwoJobsSharingTheSpineUplinksEachRunAtHalfTheirRate)
 
 TEST(JobExecutorScenario, TheTimelineHasEveryOperationOfEachGpuOnItsStreams)
 {
-    const TransformerStepBuilder::Config c = SmallDenseStep();
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
     const StepGraph g = TransformerStepBuilder::Build(c);
     std::string text;
     const StepExecutor::Result r = std::get<0>(RunWholeJob(g, c, &text));

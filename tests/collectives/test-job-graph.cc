@@ -6,6 +6,8 @@
  * too), the instances a dependency joins; and what the expansion refuses.
  */
 
+#include "small-llama.h"
+
 #include "ns3/job-graph.h"
 #include "ns3/transformer-step-builder.h"
 
@@ -86,25 +88,6 @@ TEST(JobGraph, EachKindOfOperationHasItsGroups)
 namespace
 {
 
-/// A small Llama-shaped step (4 layers of 1024) of TP x PP x DP GPUs.
-TransformerStepBuilder::Config
-SmallModel(uint32_t tp, uint32_t pp, uint32_t dp)
-{
-    TransformerStepBuilder::Config c;
-    c.layers = 4;
-    c.hidden = 1024;
-    c.ffn = 4096;
-    c.heads = 8;
-    c.kvHeads = 8;
-    c.vocab = 32000;
-    c.seqLen = 512;
-    c.globalBatch = 8;
-    c.tp = tp;
-    c.pp = pp;
-    c.dp = dp;
-    return c;
-}
-
 /// Every operation's instances cover the GPUs of its stage exactly once each, and each GPU's
 /// slot is the instance it is in.
 void
@@ -137,13 +120,13 @@ ExpectEveryGpuOnce(const TransformerStepBuilder::Config& c)
 
 TEST(JobGraph, TheDefaultStepExpandsToEveryGpu)
 {
-    ExpectEveryGpuOnce(SmallModel(2, 2, 2));
+    ExpectEveryGpuOnce(SmallLlama(2, 2, 2));
 }
 
 TEST(JobGraph, AnMoeStepExpandsToEveryGpu)
 {
     // 4 experts, top-2, EP 2 out of DP 4: EP and expert-DP groups besides TP, DP and PP.
-    TransformerStepBuilder::Config c = SmallModel(2, 2, 4);
+    TransformerStepBuilder::Config c = SmallLlama(2, 2, 4);
     c.experts = 4;
     c.topK = 2;
     c.expertFfn = 1024;
