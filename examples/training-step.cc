@@ -91,7 +91,7 @@ main(int argc, char* argv[])
         const bool timed =
             step.IsJob()
                 ? fabrics.Measure(step.GetJobCluster(fabric, fabricOpts, opts.GetSeed()),
-                                  step.GetStep(),
+                                  step.GetJobLayout(),
                                   stdout)
                 : fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout);
         if (!timed)

@@ -28,15 +28,17 @@ void
 JobMix::Add(const Job& job)
 {
     const TransformerStepBuilder::Config& c = job.step;
-    NS_ABORT_MSG_IF(!TransformerStepBuilder::Check(c).empty(),
-                    "JobMix: " << job.name << ": " << TransformerStepBuilder::Check(c));
+    const JobGraph::Layout layout{c.tp, c.pp, c.dp, c.ep};
+    const std::string problem =
+        job.graph ? JobGraph::Check(*job.graph, layout) : TransformerStepBuilder::Check(c);
+    NS_ABORT_MSG_IF(!problem.empty(), "JobMix: " << job.name << ": " << problem);
     NS_ABORT_MSG_IF(static_cast<uint64_t>(job.nodes.size()) * m_cluster.gpusPerNode !=
                         static_cast<uint64_t>(c.tp) * c.pp * c.dp,
                     "JobMix: " << job.name << ": " << job.nodes.size() << " nodes for "
                                << c.tp * c.pp * c.dp << " GPUs");
     m_jobs.push_back(job);
-    m_steps.push_back(TransformerStepBuilder::Build(c));
-    m_graphs.emplace_back(m_steps.back(), JobGraph::Layout{c.tp, c.pp, c.dp, c.ep});
+    m_steps.push_back(job.graph ? *job.graph : TransformerStepBuilder::Build(c));
+    m_graphs.emplace_back(m_steps.back(), layout);
     m_outcomes.emplace_back();
 }
 

@@ -49,11 +49,15 @@ class JobMix
     /// One job.
     struct Job
     {
-        std::string name;                    //!< For reports.
-        TransformerStepBuilder::Config step; //!< Its model, parallelism and batch.
-        std::vector<uint32_t> nodes;         //!< Its cluster nodes, in rank order.
-        Time start{0};                       //!< When its step starts.
-        ComputeJitter jitter;                //!< Its compute spans' jitter (seeded per job).
+        std::string name; //!< For reports.
+        /// Its model, parallelism and batch; with `graph`, its parallel degrees (tp, pp, dp, ep
+        /// and gpusPerNode) alone.
+        TransformerStepBuilder::Config step;
+        /// Its step when not built from `step` (a replayed workload); it must outlive the mix.
+        const StepGraph* graph{nullptr};
+        std::vector<uint32_t> nodes; //!< Its cluster nodes, in rank order.
+        Time start{0};               //!< When its step starts.
+        ComputeJitter jitter;        //!< Its compute spans' jitter (seeded per job).
     };
 
     /// What a job did.
@@ -74,7 +78,8 @@ class JobMix
     explicit JobMix(const Cluster& cluster);
 
     /**
-     * Add a job (its step must pass TransformerStepBuilder::Check, its nodes hold its GPUs).
+     * Add a job (its step must pass TransformerStepBuilder::Check, or its graph JobGraph::Check
+     * on its degrees; its nodes hold its GPUs).
      * \param job the job
      */
     void Add(const Job& job);

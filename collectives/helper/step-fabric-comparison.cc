@@ -108,7 +108,7 @@ StepFabricComparison::Time(const StepCollectiveTimer::Cluster& cluster, FILE* ou
 
 bool
 StepFabricComparison::Measure(const JobMix::Cluster& cluster,
-                              const TransformerStepBuilder::Config& step,
+                              const JobGraph::Layout& layout,
                               FILE* out)
 {
     Row row;
@@ -121,8 +121,13 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
     JobMix mix(cluster);
     JobMix::Job job;
     job.name = "job";
-    job.step = step;
-    for (uint32_t node = 0; node < step.tp * step.pp * step.dp / cluster.gpusPerNode; ++node)
+    job.graph = &m_graph;
+    job.step.tp = layout.tp;
+    job.step.pp = layout.pp;
+    job.step.dp = layout.dp;
+    job.step.ep = layout.ep;
+    job.step.gpusPerNode = cluster.gpusPerNode;
+    for (uint32_t node = 0; node < layout.tp * layout.pp * layout.dp / cluster.gpusPerNode; ++node)
     {
         job.nodes.push_back(node);
     }

@@ -87,14 +87,12 @@ class StepFabricComparison
      * cluster's first servers in rank order) and print its row; its collectives are the mean
      * of each distinct one's instances, all groups running together.
      * \param cluster the cluster and its fabric
-     * \param step the step's config (the graph given to the constructor is built from it)
+     * \param layout the job's degrees (JobGraph::Check must accept the step on them)
      * \param out where to print the row
      * \return false when a signal came before the run: its row has no step, and no other
      *         fabric should be run
      */
-    bool Measure(const JobMix::Cluster& cluster,
-                 const TransformerStepBuilder::Config& step,
-                 FILE* out);
+    bool Measure(const JobMix::Cluster& cluster, const JobGraph::Layout& layout, FILE* out);
 
     const std::vector<Row>& GetRows() const;
     /// The distinct collectives of every fabric: size, time, busbw, how each was timed.

@@ -141,23 +141,6 @@ TrainingStepOptions::Check()
         throw InputError("the step cannot be built: " + problem,
                          "sizes and degrees that divide (see --help)");
     }
-    if (IsJob() && !m_workload.empty())
-    {
-        throw InputError("--mode=job with --workload=" + m_workload +
-                             ": a replayed step does not run as a whole job yet",
-                         "a --model for --mode=job, or --mode=packet to replay the workload");
-    }
-    if (IsJob())
-    {
-        try
-        {
-            GetJobBuilder().Check(); // a rail-optimised fabric of switches of 64 ports
-        }
-        catch (const InputError& e)
-        {
-            throw e.WithContext("--mode=job (training-jobs builds other clusters)");
-        }
-    }
     if (m_sample < 4)
     {
         throw InputError("--sample=" + std::to_string(m_sample) + " is too small", "e.g. 64MiB");
@@ -196,13 +179,67 @@ TrainingStepOptions::Load()
         m_graph = TransformerStepBuilder::Build(m_step);
         m_modelFlops = TransformerStepBuilder::ModelFlops(m_step);
         m_mfuGpus = m_gpus;
-        return;
+        m_jobLayout = {m_tp, m_pp, m_step.dp, m_ep};
     }
-    m_replay =
-        WorkloadFile::Read(m_workload, {m_step.peakTflops, m_step.efficiency, m_gpusPerNode});
-    m_graph = m_replay.graph;
-    m_modelFlops = m_replay.modelFlops;
-    m_mfuGpus = m_replay.gpus == 0 ? m_gpus : m_replay.gpus;
+    else
+    {
+        m_replay =
+            WorkloadFile::Read(m_workload, {m_step.peakTflops, m_step.efficiency, m_gpusPerNode});
+        m_graph = m_replay.graph;
+        m_modelFlops = m_replay.modelFlops;
+        m_mfuGpus = m_replay.gpus == 0 ? m_gpus : m_replay.gpus;
+        if (IsJob())
+        {
+            m_jobLayout = ReplayLayout();
+            m_mfuGpus = m_replay.gpus == 0 ? GetJobGpus() : m_replay.gpus;
+        }
+    }
+    if (IsJob())
+    {
+        try
+        {
+            GetJobBuilder().Check(); // a rail-optimised fabric of switches of 64 ports
+        }
+        catch (const InputError& e)
+        {
+            throw e.WithContext("--mode=job (training-jobs builds other clusters)");
+        }
+    }
+}
+
+JobGraph::Layout
+TrainingStepOptions::ReplayLayout() const
+{
+    // The step's ranks are its pipeline stages; each kind of communicator's size is its degree
+    // (the larger DP one when EP carves an expert-DP one out of it).
+    JobGraph::Layout layout;
+    layout.pp = m_graph.GetNRanks();
+    for (const StepGraph::Communicator& c : m_graph.GetCommunicators())
+    {
+        using Category = StepGraph::Category;
+        uint32_t& degree = c.category == Category::TP   ? layout.tp
+                           : c.category == Category::DP ? layout.dp
+                                                        : layout.ep;
+        degree = c.category == Category::PP ? degree : std::max(degree, c.nRanks);
+    }
+    const std::string problem = JobGraph::Check(m_graph, layout);
+    const uint64_t gpus = static_cast<uint64_t>(layout.tp) * layout.pp * layout.dp;
+    const std::string degrees = "TP " + std::to_string(layout.tp) + " x PP " +
+                                std::to_string(layout.pp) + " x DP " + std::to_string(layout.dp);
+    if (!problem.empty())
+    {
+        throw InputError(m_workload + ": with --mode=job, as " + degrees + ": " + problem,
+                         "a step whose ranks are its pipeline stages, in order, and whose "
+                         "communicators are TP, PP, DP and EP groups (docs/workload-format.md)");
+    }
+    if (m_gpusPerNode % layout.tp != 0 || gpus % m_gpusPerNode != 0)
+    {
+        throw InputError(m_workload + ": with --mode=job, " + degrees + " = " +
+                             std::to_string(gpus) +
+                             " GPUs on servers of --gpusPerNode=" + std::to_string(m_gpusPerNode),
+                         "whole servers, and TP inside a server");
+    }
+    return layout;
 }
 
 void
@@ -212,7 +249,7 @@ TrainingStepOptions::CheckResources(const ProgramOptions& opts,
     if (IsJob())
     {
         fabric.CheckResources(opts,
-                              ClusterOptions::GetEstimate(GetJobBuilder()).AddRanks(m_gpus),
+                              ClusterOptions::GetEstimate(GetJobBuilder()).AddRanks(GetJobGpus()),
                               "fewer --gpus, or --mode=packet");
         return;
     }
@@ -283,10 +320,22 @@ GpuClusterBuilder
 TrainingStepOptions::GetJobBuilder() const
 {
     GpuClusterBuilder builder(GpuClusterBuilder::RAIL_OPTIMIZED,
-                              m_gpus / m_gpusPerNode,
+                              GetJobGpus() / m_gpusPerNode,
                               m_gpusPerNode);
     builder.SetLinkRate(m_linkRate.GetBitRate()).SetLinkDelay(m_linkDelay);
     return builder;
+}
+
+const JobGraph::Layout&
+TrainingStepOptions::GetJobLayout() const
+{
+    return m_jobLayout;
+}
+
+uint32_t
+TrainingStepOptions::GetJobGpus() const
+{
+    return m_jobLayout.tp * m_jobLayout.pp * m_jobLayout.dp;
 }
 
 JobMix::Cluster
@@ -379,7 +428,7 @@ TrainingStepOptions::PrintSetup(FILE* out, const std::vector<std::string>& fabri
     }
     const std::string timed =
         IsJob() ? "every GPU's at once, packet by packet, on one fabric of the job's " +
-                      std::to_string(m_gpus / m_gpusPerNode) +
+                      std::to_string(GetJobGpus() / m_gpusPerNode) +
                       " servers; the step measured (the last GPU's end)"
         : IsPacket() ? "packet by packet, up to " + FormatSize(m_sample) +
                            " per rank simulated whole, larger ones extrapolated"

@@ -33,7 +33,7 @@ namespace ns3
  * --gpusPerNode, the links' rates and delay) and how collectives are timed (--mode, --sample).
  *
  * Check() rejects, before anything is built, degrees whose product is not the GPU count, TP
- * across nodes, a workload replayed with --mode=job, an EP degree of 0 or on a dense model, a
+ * across nodes, an EP degree of 0 or on a dense model, a
  * capacity factor that is not a positive number, and a step TransformerStepBuilder cannot make (EP
  * that does not divide the experts or DP, ...); Load() then reads the workload (whose mistakes are
  * WorkloadFile's InputErrors, naming the file and line) or builds the step. What they give: the
@@ -98,6 +98,11 @@ class TrainingStepOptions
     /// Whether --mode=job: the whole job on one fabric, its step measured.
     bool IsJob() const;
     /**
+     * The job's degrees (--mode=job, after Load): the options', or a replayed workload's (its
+     * ranks its stages, its communicators' sizes the others).
+     */
+    const JobGraph::Layout& GetJobLayout() const;
+    /**
      * The cluster the whole job runs on (--mode=job): the job's servers, in rank order, on a
      * non-blocking rail-optimised fabric of --linkRate and --linkDelay links, as the packet
      * mode assumes.
@@ -124,6 +129,14 @@ class TrainingStepOptions
     bool IsPacket() const;
     /// The rail-optimised cluster of the job's servers (--mode=job).
     GpuClusterBuilder GetJobBuilder() const;
+    /// The job's GPUs: its layout's TP x PP x DP (--mode=job).
+    uint32_t GetJobGpus() const;
+    /**
+     * A replayed workload's degrees for --mode=job.
+     * \throw InputError when the whole job cannot run it (JobGraph::Check) or its GPUs are not
+     *        whole servers
+     */
+    JobGraph::Layout ReplayLayout() const;
     /// The mistakes in --ep and --capacityFactor the builder does not name as options.
     void CheckExperts() const;
     /// The line before the table of an MoE model, and where its all-to-alls run.
@@ -151,6 +164,7 @@ class TrainingStepOptions
 
     WorkloadFile::Workload m_replay; //!< --workload's
     StepGraph m_graph;
+    JobGraph::Layout m_jobLayout; //!< --mode=job's degrees
     double m_modelFlops{0};
     uint32_t m_mfuGpus{0};
 };

@@ -10,6 +10,9 @@ InfiniBand:
   fabric, where no two groups can meet on a link, so the measured step is within 2 % of the
   step --mode=packet composes from each collective timed alone;
 - the shape options reach the model (summary.json's layers and parameters);
+- a replayed workload (examples/workloads/pipeline-2stage.json: its two ranks the stages, its
+  tp, pp and dp communicators of 8, 2 and 4 GPUs) runs as a whole job of 64 GPUs, within 2 %
+  of its composed step too, with MFU over the workload's 64 GPUs;
 - the packet and analytical modes say their step is composed, blind to congestion.
 
 usage: training-step-job.py WORKDIR BINARY
@@ -20,6 +23,8 @@ import sys
 
 import clitest
 
+WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "workloads", "pipeline-2stage.json")
 SMALL = ["--model=8B", "--gpus=32", "--tp=8", "--pp=2", "--layers=4", "--hidden=1024",
          "--ffn=4096", "--heads=8", "--kvHeads=8", "--vocab=32000", "--seqLen=512",
          "--globalBatch=16"]
@@ -37,6 +42,19 @@ def rows_add_up(name, s, problems):
     for f in fabrics.values():
         clitest.check_parts(f"{name} {f['fabric']}", f, problems)
     return fabrics
+
+
+def within(name, measured, composed, problems):
+    """Each fabric's measured step within 2 % of its composed one."""
+    if set(measured) != set(composed) or not measured:
+        problems.append(f"{name}: fabrics {sorted(measured)} measured, {sorted(composed)} composed")
+    for fabric in sorted(set(measured) & set(composed)):
+        m, c = measured[fabric]["step_s"], composed[fabric]["step_s"]
+        print(f"{name} {fabric}: measured {m * 1e3:.3f} ms, composed {c * 1e3:.3f} ms "
+              f"({100 * (m / c - 1):+.2f} %)")
+        if abs(m / c - 1) > 0.02:
+            problems.append(f"{name} {fabric}: measured step {m} is not within 2 % of the "
+                            f"composed {c}")
 
 
 def main():
@@ -67,14 +85,18 @@ def main():
     composed = rows_add_up("packet", packet, problems)
     if "congestion-unaware" not in stdout or "congestion-unaware" in job.get("simulated", ""):
         problems.append("the packet mode does not say its step is composed, blind to congestion")
-    for fabric in ("roce", "ib"):
-        if fabric in measured and fabric in composed:
-            m, c = measured[fabric]["step_s"], composed[fabric]["step_s"]
-            print(f"{fabric}: measured {m * 1e3:.3f} ms, composed {c * 1e3:.3f} ms "
-                  f"({100 * (m / c - 1):+.2f} %)")
-            if abs(m / c - 1) > 0.02:
-                problems.append(f"{fabric}: measured step {m} is not within 2 % of the "
-                                f"composed {c}")
+    within("generated", measured, composed, problems)
+
+    _, replay = run(binary, cwd, "replay", [f"--workload={WORKLOAD}", "--mode=job",
+                                             "--fabric=roce,ib"])
+    _, replay_composed = run(binary, cwd, "replay-packet", [f"--workload={WORKLOAD}",
+                                                             "--fabric=roce,ib"])
+    replayed = rows_add_up("replay", replay, problems)
+    within("replay", replayed, rows_add_up("replay-packet", replay_composed, problems), problems)
+    for f in replayed.values():
+        mfu = 9.1e14 / (f["step_s"] * 989e12 * 64)  # the file's model_flops over its gpus
+        if abs(f["mfu"] - mfu) > 1e-9:
+            problems.append(f"replay {f['fabric']}: MFU {f['mfu']}, expected {mfu} over 64 GPUs")
 
     if problems:
         clitest.fail("; ".join(problems))
