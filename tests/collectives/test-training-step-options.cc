@@ -198,6 +198,40 @@ TEST(TrainingStepOptions, AWorkloadGivesItsGraphFlopsAndGpus)
     EXPECT_EQ(j["parallelism"]["dp"], 8U);
 }
 
+TEST(TrainingStepOptions, TheJobModesDegreesAreTheOptionsOrTheWorkloads)
+{
+    Parsed generated({"--mode=job", "--model=8B", "--gpus=64", "--pp=2", "--layers=4"});
+    generated.step.Check();
+    generated.step.Load();
+    const JobGraph::Layout& g = generated.step.GetJobLayout();
+    EXPECT_EQ(std::vector<uint32_t>({g.tp, g.pp, g.dp, g.ep}), std::vector<uint32_t>({8, 2, 4, 1}));
+    EXPECT_EQ(generated.step.GetStep().layers, 4U) << "--layers changes the 8B's 32";
+    EXPECT_EQ(generated.step.GetJobCluster("roce", generated.fabric, 1).builder.GetNNodes(), 8U);
+
+    // The workload's ranks are its 2 stages, its tp and dp communicators 8 and 4 GPUs: 64 GPUs
+    // whatever --gpus says, and MFU over the file's 64.
+    Parsed replay({"--mode=job", "--workload=" + SAMPLES + "pipeline-2stage.json"});
+    replay.step.Check();
+    replay.step.Load();
+    const JobGraph::Layout& r = replay.step.GetJobLayout();
+    EXPECT_EQ(std::vector<uint32_t>({r.tp, r.pp, r.dp, r.ep}), std::vector<uint32_t>({8, 2, 4, 1}));
+    EXPECT_EQ(replay.step.GetJobCluster("ib", replay.fabric, 1).builder.GetNNodes(), 8U);
+    EXPECT_EQ(replay.step.GetMfuGpus(), 64U);
+
+    // One GPU's NCCL log: its communicators are no TP / PP / DP groups of stages.
+    const InputError log =
+        ErrorOf({"--mode=job", "--workload=" + SAMPLES + "nccl-coll-sample.log"});
+    EXPECT_NE(log.GetWhat().find("nccl-coll-sample.log: with --mode=job, as TP 8 x PP 1 x DP 128: "
+                                 "communicator \"comm2\" has 16 ranks"),
+              std::string::npos)
+        << log.GetWhat();
+    // 512 servers of 8 NICs on rails: more leaves than a 64-port spine joins.
+    EXPECT_NE(ErrorOf({"--mode=job", "--gpus=4096", "--pp=16"})
+                  .GetWhat()
+                  .find("--mode=job (training-jobs builds other clusters): "),
+              std::string::npos);
+}
+
 TEST(TrainingStepOptions, EachFabricsClusterHasItsRateAndCongestionControl)
 {
     Parsed p({"--gpu=a100", "--linkRate=200Gbps", "--tcpLinkRate=25Gbps", "--mode=analytical"});
