@@ -86,6 +86,7 @@ main(int argc, char* argv[])
     j["program"] = "training-jobs";
     j["config"] = opts.OptionsAsJson();
     jobs.WriteJson(j);
+    j["plots"] = jobs.Plot(out);
     out.RecordRunFigures(jobs.GetMix().GetEvents(),
                          jobs.GetMix().GetPacketHops(),
                          Seconds(jobs.GetMix().GetSimulatedSeconds()),
@@ -98,6 +99,9 @@ main(int argc, char* argv[])
             std::printf("# timeline: %s\n", job["timeline"].get<std::string>().c_str());
         }
     }
+    std::printf("# plots: %s, %s\n",
+                j["plots"]["jobs"].get<std::string>().c_str(),
+                j["plots"]["links"].get<std::string>().c_str());
     std::printf("# %s\n# results: %s\n",
                 out.RunFiguresLine().c_str(),
                 out.PathOf("summary.json").c_str());

@@ -9,6 +9,7 @@
 
 #include "ns3/atomic-file.h"
 #include "ns3/cluster-placement.h"
+#include "ns3/gnuplot-script.h"
 #include "ns3/ib-routing.h"
 #include "ns3/input-error.h"
 #include "ns3/rdma-cc-helper.h"
@@ -330,6 +331,75 @@ TrainingJobs::WriteLinks(const RunOutput& out) const
     AtomicFile f(out.PathOf("links.csv"));
     m_mix->GetLinkReport()->WriteCsv(f.Stream());
     f.Commit();
+}
+
+nlohmann::json
+TrainingJobs::Plot(const RunOutput& out) const
+{
+    using Category = StepGraph::Category;
+    auto csv = out.OpenCsv(
+        "jobs.csv",
+        {"run", "step_ms", "compute_ms", "bubble_ms", "tp_ms", "pp_ms", "dp_ms", "ep_ms"});
+    const auto row = [&csv](const std::string& run, const StepExecutor::Result& r) {
+        csv.Add(run).Add(r.stepSeconds * 1e3).Add(r.mean.compute * 1e3).Add(r.mean.bubble * 1e3);
+        for (Category c : {Category::TP, Category::PP, Category::DP, Category::EP})
+        {
+            csv.Add(r.mean.Exposed(c) * 1e3);
+        }
+        csv.EndRow();
+    };
+    for (size_t j = 0; j < m_specs.size(); ++j)
+    {
+        const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
+        row(m_specs[j].name + " together", o.together);
+        if (o.measuredAlone)
+        {
+            row(m_specs[j].name + " alone", o.alone);
+        }
+    }
+    csv.Close();
+    GnuplotScript jobs(out, "training-jobs", "jobs", 800, 520, "sans,9", false);
+    jobs.Stream() << "set title 'each job: its step beside the others and alone'\n"
+                  << "set style data histograms\nset style histogram rowstacked\n"
+                  << "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+                  << "set key outside right\nset ylabel 'ms'\nset yrange [0:*]\n"
+                  << "set grid ytics\nset xtics rotate by -30\n"
+                  << "plot 'jobs.csv' using 3:xtic(1) skip 1 title 'compute', "
+                  << "'' using 4 skip 1 title 'bubble', '' using 5 skip 1 title 'exposed TP', "
+                  << "'' using 6 skip 1 title 'exposed PP', '' using 7 skip 1 title 'exposed DP', "
+                  << "'' using 8 skip 1 title 'exposed EP'\n";
+    nlohmann::json plots;
+    plots["jobs"] = jobs.Render();
+
+    AtomicFile heat(out.PathOf("links-heat.csv"));
+    m_mix->GetLinkReport()->WriteHeatMapCsv(heat.Stream());
+    heat.Commit();
+    const std::vector<LinkReport::Tier>& tiers = m_mix->GetLinkReport()->GetTiers();
+    GnuplotScript links(out,
+                        "training-jobs",
+                        "links",
+                        900,
+                        static_cast<uint32_t>(120 + 50 * tiers.size()),
+                        "sans,9",
+                        false);
+    std::string ytics;
+    for (size_t t = 0; t < tiers.size(); ++t)
+    {
+        ytics += (t ? ", '" : "'") + tiers[t].name + "' " + std::to_string(t);
+    }
+    // Each direction a cell of its tier's row, in cabling order: a hot cell among cold ones
+    // is a collision or an oversubscribed uplink.
+    links.Stream() << "set title 'link utilisation over the run together, each direction by "
+                      "itself'\n"
+                   << "set xrange [0:1]\nset yrange [-0.5:" << tiers.size() - 0.5 << "]\n"
+                   << "set ytics (" << ytics << ")\nunset xtics\n"
+                   << "set xlabel 'link directions of the tier, in cabling order'\n"
+                   << "set cbrange [0:1]\nset cblabel 'utilisation'\n"
+                   << "set palette defined (0 '#f7f7f7', 0.5 '#fdae61', 1 '#d7191c')\n"
+                   << "plot 'links-heat.csv' skip 1 using 3:1:4:(0.45):5 with boxxyerror "
+                      "fillstyle solid noborder linecolor palette notitle\n";
+    plots["links"] = tiers.empty() ? "none (no link carried anything)" : links.Render();
+    return plots;
 }
 
 std::string

@@ -65,6 +65,14 @@ class TrainingJobs
     void Print(FILE* out) const;
     /// After Run: every link's load over the run together as links.csv in the run's folder.
     void WriteLinks(const RunOutput& out) const;
+    /**
+     * After Run: jobs.csv and jobs.png (each job's step together and alone, in ms, its parts
+     * stacked), links-heat.csv and links.png (a heat map of every link direction's
+     * utilisation over the run together, a row per tier pair).
+     * \param out the run's folder
+     * \return summary.json's "plots": each PNG's path, or why there is none
+     */
+    nlohmann::json Plot(const RunOutput& out) const;
     /// summary.json's "cluster", "fabric" (with "links": each tier and the hottest links)
     /// and "jobs".
     void WriteJson(nlohmann::json& j) const;

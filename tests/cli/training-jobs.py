@@ -13,6 +13,7 @@
   all-to-alls run (exposed EP time, EP 4 in its summary, all-to-alls in its --timeline), the
   dense job has none; each timeline has every GPU of its job.
 - The link report: on rails nothing climbs to a spine; on the shared uplinks they carry load.
+  jobs.png and links.png are drawn; the heat map's cells are links.csv's directions.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; on the shared uplinks TP's collectives (NVLink) take
   their time alone and DP's up to twice it; a second identical run gives identical results.
@@ -20,6 +21,7 @@
 usage: training-jobs.py WORKDIR BINARY JOBS_FILE MOE_JOBS_FILE
 """
 
+import csv
 import json
 import os
 import sys
@@ -102,6 +104,23 @@ def main():
         problems.append(f"tor: nothing crossed the uplinks: {tor_tiers}")
     if tor["cluster"]["kind"] != "top-of-rack":
         problems.append(f"tor: cluster kind {tor['cluster']['kind']}")
+    # The plots: each job's step together and alone; the heat map a row per tier pair, each
+    # direction a cell whose utilisation is the one links.csv gives it.
+    for name in ("jobs", "links"):
+        png = tor.get("plots", {}).get(name, "")
+        if not png.endswith(f"{name}.png") or not os.path.getsize(png) > 0:
+            problems.append(f"tor: no {name}.png ({png})")
+    with open(os.path.join(cwd, "tor", "jobs.csv")) as f:
+        runs = [r["run"] for r in csv.DictReader(f)]
+    if runs != ["a together", "a alone", "b together", "b alone"]:
+        problems.append(f"tor: jobs.csv rows {runs}")
+    with open(os.path.join(cwd, "tor", "links-heat.csv")) as f:
+        cells = list(csv.DictReader(f))
+    with open(os.path.join(cwd, "tor", "links.csv")) as f:
+        directions = {(r["link"], r["from"]): r["utilisation"] for r in csv.DictReader(f)}
+    if len(cells) != len(directions) or any(
+            directions.get((c["link"], c["from"])) != c["utilisation"] for c in cells):
+        problems.append("tor: links-heat.csv's cells are not links.csv's directions")
 
     again = run(binary, cwd, "tor-again", [f"--jobs={jobs_file}", *shared])
     if json.dumps(again["jobs"]) != json.dumps(tor["jobs"]):

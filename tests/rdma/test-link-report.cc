@@ -170,4 +170,17 @@ TEST(LinkReport, UtilisationPerDirectionAndPerTierByHand)
     EXPECT_NE(csv.str().find("2,leaf0,spine0,leaf->spine,10000000,0.8,0.1\n"), std::string::npos)
         << csv.str();
     EXPECT_EQ(r.Lines().size(), 4u);
+    // The heat map: leaf->spine's 4 directions in link order (links 2 and 3 from leaf0, then
+    // 4 and 5, cabled from the spines, back from leaf1), a quarter of the row each.
+    std::ostringstream heat;
+    r.WriteHeatMapCsv(heat);
+    EXPECT_NE(heat.str().find("1,leaf->spine,0.125,0.125,0.8,2,leaf0,spine0\n"
+                              "1,leaf->spine,0.375,0.125,0,3,leaf0,spine1\n"
+                              "1,leaf->spine,0.625,0.125,0,4,leaf1,spine0\n"),
+              std::string::npos)
+        << heat.str();
+    EXPECT_NE(heat.str().find("0,host->leaf,0.25,0.25,0.8,0,h0,leaf0\n"
+                              "0,host->leaf,0.75,0.25,0,1,h1,leaf1\n"),
+              std::string::npos)
+        << heat.str();
 }

@@ -157,4 +157,32 @@ LinkReport::WriteCsv(std::ostream& os) const
     }
 }
 
+void
+LinkReport::WriteHeatMapCsv(std::ostream& os) const
+{
+    os << "row,tier,x,half_width,utilisation,link,from,to\n";
+    for (size_t row = 0; row < m_tiers.size(); ++row)
+    {
+        std::vector<const Direction*> cells;
+        for (const Direction& d : m_directions)
+        {
+            if (d.tier == m_tiers[row].name)
+            {
+                cells.push_back(&d);
+            }
+        }
+        // Where a link is, not how loaded: the same cell for the same link in every run.
+        std::sort(cells.begin(), cells.end(), [](const Direction* a, const Direction* b) {
+            return a->link != b->link ? a->link < b->link : a->fromA > b->fromA;
+        });
+        const double n = static_cast<double>(cells.size());
+        for (size_t i = 0; i < cells.size(); ++i)
+        {
+            const Direction& d = *cells[i];
+            os << row << ',' << d.tier << ',' << (i + 0.5) / n << ',' << 0.5 / n << ','
+               << d.utilisation << ',' << d.link << ',' << d.from << ',' << d.to << '\n';
+        }
+    }
+}
+
 } // namespace ns3

@@ -78,6 +78,12 @@ class LinkReport
     std::vector<std::string> Lines() const;
     /// Every direction as CSV: link, from, to, tier, bytes, utilisation, held.
     void WriteCsv(std::ostream& os) const;
+    /**
+     * A heat map's cells as CSV: a row per tier pair (in GetTiers()' order), each of its
+     * directions a cell in link order (A to B before B to A) spread over [0, 1): row, tier, x
+     * (the cell's centre), half_width, utilisation, link, from, to.
+     */
+    void WriteHeatMapCsv(std::ostream& os) const;
 
   private:
     double m_seconds;                    //!< The run's time.
