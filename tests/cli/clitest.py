@@ -97,3 +97,10 @@ def check_parts(tag, step, problems, tolerance=1e-6):
     parts = step["compute_s"] + step["bubble_s"] + sum(step["exposed_s"].values())
     if abs(parts - step["step_s"]) > tolerance * step["step_s"]:
         problems.append(f"{tag}: parts {parts} != step {step['step_s']}")
+
+
+def start(doc):
+    """A test's arguments WORKDIR BINARY (else its usage, doc): (binary, a fresh WORKDIR)."""
+    if len(sys.argv) != 3:
+        sys.exit(doc)
+    return sys.argv[2], fresh_dir(sys.argv[1])

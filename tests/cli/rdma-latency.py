@@ -11,7 +11,6 @@ usage: rdma-latency.py WORKDIR BINARY
 """
 
 import os
-import sys
 
 import clitest
 
@@ -24,10 +23,7 @@ def run(binary, cwd, name, args):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    cwd = clitest.fresh_dir(workdir)
+    binary, cwd = clitest.start(__doc__)
     problems = []
 
     stdout, s = run(binary, cwd, "default", [])

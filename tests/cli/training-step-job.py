@@ -19,7 +19,6 @@ usage: training-step-job.py WORKDIR BINARY
 """
 
 import os
-import sys
 
 import clitest
 
@@ -58,10 +57,7 @@ def within(name, measured, composed, problems):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    cwd = clitest.fresh_dir(workdir)
+    binary, cwd = clitest.start(__doc__)
     problems = []
 
     stdout, job = run(binary, cwd, "job", [*SMALL, "--mode=job"])

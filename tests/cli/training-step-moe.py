@@ -15,7 +15,6 @@ usage: training-step-moe.py WORKDIR BINARY
 
 import csv
 import os
-import sys
 
 import clitest
 
@@ -91,10 +90,7 @@ def check_deepseek(binary, cwd, problems):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    cwd = clitest.fresh_dir(workdir)
+    binary, cwd = clitest.start(__doc__)
     problems = []
     check_mixtral(binary, cwd, problems)
     check_deepseek(binary, cwd, problems)

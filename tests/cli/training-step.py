@@ -13,7 +13,6 @@ usage: training-step.py WORKDIR BINARY
 
 import csv
 import os
-import sys
 
 import clitest
 
@@ -70,10 +69,7 @@ def check_workloads(binary, cwd, problems):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    workdir, binary = sys.argv[1], sys.argv[2]
-    cwd = clitest.fresh_dir(workdir)
+    binary, cwd = clitest.start(__doc__)
     problems = []
 
     s, out = run(binary, cwd, "packet", SMALL)
