@@ -72,6 +72,10 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
     StepCollectiveTimer::SelectCongestionControl(m_cluster.congestionControl);
     {
         FabricInstance fabric(m_cluster.builder.Build(), m_cluster.seed, m_cluster.fabric);
+        if (!alone)
+        {
+            fabric.GetFabric().CountFlows(); // for the link report: ECMP's spread of flows
+        }
         std::vector<std::unique_ptr<JobExecutor>> execs;
         uint32_t running = which.size();
         for (uint32_t j : which)

@@ -438,6 +438,18 @@ IbFabricHelper::GetPortName(uint32_t i) const
     return m_portNames.at(i);
 }
 
+void
+IbFabricHelper::CountFlows()
+{
+    for (const auto& channel : m_channels)
+    {
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            DynamicCast<IbNetDevice>(channel->GetDevice(end))->CountFlows();
+        }
+    }
+}
+
 std::array<RdmaFabric::LinkDirection, 2>
 IbFabricHelper::GetLinkCounters(uint32_t link) const
 {
@@ -447,6 +459,7 @@ IbFabricHelper::GetLinkCounters(uint32_t link) const
     {
         const Ptr<IbNetDevice> port = DynamicCast<IbNetDevice>(m_channels.at(link)->GetDevice(end));
         both[end].txBytes = port->GetTxBytes();
+        both[end].flows = port->GetFlowCount();
         both[end].held = port->GetXmitWaitTime();
     }
     return both;

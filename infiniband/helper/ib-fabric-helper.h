@@ -65,6 +65,7 @@ class IbFabricHelper : public RdmaFabric
                         uint32_t payload) const override;
     std::map<std::string, uint64_t> GetDrops() const override;
     std::array<LinkDirection, 2> GetLinkCounters(uint32_t link) const override;
+    void CountFlows() override;
 
     uint32_t GetNHosts() const override;
     Ptr<IbHcaDevice> GetHca(uint32_t host) const;

@@ -481,6 +481,10 @@ IbNetDevice::StartData(uint8_t vl)
     m_busy = true;
     ++m_txPackets;
     m_txBytes += size;
+    if (m_flows)
+    {
+        CountFlow(*e.p);
+    }
     m_txTrace(e.p);
     m_snifferTrace(e.p, false);
     const Time tx = GetTxTime(size);
@@ -772,6 +776,45 @@ uint64_t
 IbNetDevice::GetTxBytes() const
 {
     return m_txBytes;
+}
+
+void
+IbNetDevice::CountFlows()
+{
+    if (!m_flows)
+    {
+        m_flows = std::make_unique<FlowCounter>();
+    }
+}
+
+uint32_t
+IbNetDevice::GetFlowCount() const
+{
+    return m_flows ? m_flows->Get() : 0;
+}
+
+void
+IbNetDevice::CountFlow(const Packet& p)
+{
+    // The LRH, a GRH when its LNH says one follows (40 bytes, IBTA 8.3), and the BTH up to
+    // its destination QP.
+    uint8_t b[LrhHeader::SIZE + 40 + 8];
+    const uint32_t got = p.CopyData(b, sizeof(b));
+    if (got < LrhHeader::SIZE)
+    {
+        return;
+    }
+    const uint8_t lnh = b[1] & 0x3;
+    const uint32_t bth = LrhHeader::SIZE + (lnh == LrhHeader::IBA_GLOBAL ? 40 : 0);
+    if (got < bth + 8 || lnh < LrhHeader::IBA_LOCAL)
+    {
+        return;
+    }
+    uint16_t dlid;
+    uint8_t sl;
+    uint8_t vl;
+    LrhHeader::Peek(b, dlid, sl, vl);
+    m_flows->Count(LrhHeader::PeekSlid(b), dlid, b + bth);
 }
 
 uint64_t

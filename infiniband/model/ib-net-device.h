@@ -8,6 +8,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/flow-counter.h"
 #include "ns3/mac16-address.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -16,6 +17,7 @@
 #include "ns3/wakeup.h"
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,11 @@ class IbNetDevice : public NetDevice
     bool IsCreditStarved(uint8_t vl) const;
     uint64_t GetTxPackets() const;
     uint64_t GetTxBytes() const;
+    /// From now on, count the distinct data flows this port sends (off by default: a look at
+    /// every packet's headers).
+    void CountFlows();
+    /// The distinct data flows sent since CountFlows (0 when not counting).
+    uint32_t GetFlowCount() const;
     uint64_t GetRxPackets() const;
     uint64_t GetFcPacketsSent() const;
     uint64_t GetFcPacketsReceived() const;
@@ -206,6 +213,9 @@ class IbNetDevice : public NetDevice
     void Push(Ptr<Packet> p, uint8_t vl, uint32_t meta);
 
   private:
+    /// Give a packet that leaves to the flow counter.
+    void CountFlow(const Packet& p);
+
     struct Entry
     {
         Ptr<Packet> p;
@@ -322,6 +332,7 @@ class IbNetDevice : public NetDevice
     SentHandler m_sentHandler;
     uint64_t m_txPackets{0};
     uint64_t m_txBytes{0};
+    std::unique_ptr<FlowCounter> m_flows; //!< Set by CountFlows.
     uint64_t m_rxPackets{0};
     uint64_t m_fcSent{0};
     uint64_t m_fcReceived{0};

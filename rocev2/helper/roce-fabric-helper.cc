@@ -432,6 +432,18 @@ RoceFabricHelper::GetDrops() const
     return drops;
 }
 
+void
+RoceFabricHelper::CountFlows()
+{
+    for (const auto& channel : m_channels)
+    {
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            DynamicCast<RoceNetDevice>(channel->GetDevice(end))->CountFlows();
+        }
+    }
+}
+
 std::array<RdmaFabric::LinkDirection, 2>
 RoceFabricHelper::GetLinkCounters(uint32_t link) const
 {
@@ -442,6 +454,7 @@ RoceFabricHelper::GetLinkCounters(uint32_t link) const
         const Ptr<RoceNetDevice> dev =
             DynamicCast<RoceNetDevice>(m_channels.at(link)->GetDevice(end));
         both[end].txBytes = dev->GetTxBytes();
+        both[end].flows = dev->GetFlowCount();
         for (uint8_t priority = 0; priority < 8; ++priority)
         {
             both[end].held = std::max(both[end].held, dev->GetPausedTime(priority));

@@ -125,6 +125,7 @@ class RoceFabricHelper : public RdmaFabric
     /// switches' PFC watchdogs dropped, egress and ingress).
     std::map<std::string, uint64_t> GetDrops() const override;
     std::array<LinkDirection, 2> GetLinkCounters(uint32_t link) const override;
+    void CountFlows() override;
 
   private:
     bool m_installStack{true};

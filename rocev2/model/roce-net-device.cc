@@ -608,6 +608,10 @@ RoceNetDevice::TransmitAt(Time now)
     m_busyUntil = now + txTime;
     ++m_txFrames;
     m_txBytes += size;
+    if (m_flows)
+    {
+        CountFlow(*frame);
+    }
     // Traces cost a packet reference each even when nothing listens: most runs have no sink.
     // What they see is the frame's exact bytes.
     if (!m_macTxTrace.IsEmpty())
@@ -848,6 +852,45 @@ uint64_t
 RoceNetDevice::GetTxBytes() const
 {
     return m_txBytes;
+}
+
+void
+RoceNetDevice::CountFlows()
+{
+    if (!m_flows)
+    {
+        m_flows = std::make_unique<FlowCounter>();
+    }
+}
+
+uint32_t
+RoceNetDevice::GetFlowCount() const
+{
+    return m_flows ? m_flows->Get() : 0;
+}
+
+void
+RoceNetDevice::CountFlow(const Packet& frame)
+{
+    // Ethernet, an optional 802.1Q tag, IPv4 without options, UDP to 4791 (IBTA Annex
+    // A17.4.2.1), and the BTH up to its destination QP.
+    uint8_t b[18 + 20 + 8 + 8];
+    const uint32_t got = frame.CopyData(b, sizeof(b));
+    if (got < 14)
+    {
+        return;
+    }
+    const uint32_t l3 = (b[12] == 0x81 && b[13] == 0x00) ? 18 : 14;
+    const uint8_t* ip = b + l3;
+    if (got < l3 + 36 || b[l3 - 2] != 0x08 || b[l3 - 1] != 0x00 || ip[0] != 0x45 || ip[9] != 17 ||
+        ((ip[22] << 8) | ip[23]) != 4791)
+    {
+        return;
+    }
+    const auto word = [](const uint8_t* x) {
+        return (uint32_t(x[0]) << 24) | (uint32_t(x[1]) << 16) | (uint32_t(x[2]) << 8) | x[3];
+    };
+    m_flows->Count(word(ip + 12), word(ip + 16), ip + 28);
 }
 
 uint64_t

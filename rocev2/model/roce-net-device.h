@@ -9,6 +9,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
 #include "ns3/event-id.h"
+#include "ns3/flow-counter.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
@@ -17,6 +18,7 @@
 #include "ns3/wakeup.h"
 
 #include <array>
+#include <memory>
 
 namespace ns3
 {
@@ -190,6 +192,11 @@ class RoceNetDevice : public NetDevice
 
     uint64_t GetTxFrames() const;
     uint64_t GetTxBytes() const;
+    /// From now on, count the distinct RoCEv2 data flows this port sends (off by default: a
+    /// look at every frame's headers).
+    void CountFlows();
+    /// The distinct data flows sent since CountFlows (0 when not counting).
+    uint32_t GetFlowCount() const;
     /// Frames discarded by the receive error model.
     uint64_t GetRxErrorDrops() const;
 
@@ -279,6 +286,8 @@ class RoceNetDevice : public NetDevice
     void TransmitNext();
     /// TransmitNext with the current time known.
     void TransmitAt(Time now);
+    /// Give a frame that leaves to the flow counter.
+    void CountFlow(const Packet& frame);
     /// The Egress trace, when something listens.
     void TraceEgress(uint8_t priority);
     void ReceivePfc(Ptr<Packet> frame);
@@ -314,6 +323,7 @@ class RoceNetDevice : public NetDevice
     DequeueHandler m_dequeueHandler;
     uint64_t m_txFrames{0};
     uint64_t m_txBytes{0};
+    std::unique_ptr<FlowCounter> m_flows; //!< Set by CountFlows.
     uint64_t m_rxErrorDrops{0};
     Ptr<ErrorModel> m_receiveErrorModel;
 

@@ -13,6 +13,7 @@
   all-to-alls run (exposed EP time, EP 4 in its summary, all-to-alls in its --timeline), the
   dense job has none; each timeline has every GPU of its job.
 - The link report: on rails nothing climbs to a spine; on the shared uplinks they carry load.
+  Flows per link: as many go down as up, none spread better than evenly, a NIC's not at all.
   jobs.png and links.png are drawn; the heat map's cells are links.csv's directions.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; on the shared uplinks TP's collectives (NVLink) take
@@ -54,6 +55,25 @@ def check_rows(name, s, problems):
     return jobs
 
 
+def check_flows(name, tiers, problems):
+    """Every flow that leaves a host enters one, and climbs down as many tiers as it climbed
+    up; a NIC has one link, so its flows cannot spread better; an even spread is never worse
+    than the real one."""
+    if not tiers["host->leaf"]["flows"] > 0:
+        problems.append(f"{name}: no flows counted: {tiers['host->leaf']}")
+    for up, down in (("host->leaf", "leaf->host"), ("leaf->spine", "spine->leaf")):
+        if up in tiers and tiers[up]["flows"] != tiers[down]["flows"]:
+            problems.append(f"{name}: {tiers[up]['flows']} flows {up}, "
+                            f"{tiers[down]['flows']} {down}")
+    for t in tiers.values():
+        if not t["ideal_max_flows"] <= t["max_flows"]:
+            problems.append(f"{name}: {t['tier']} max {t['max_flows']} flows per link below "
+                            f"an even spread's {t['ideal_max_flows']}")
+    host = tiers["host->leaf"]
+    if host["ideal_max_flows"] != host["max_flows"]:
+        problems.append(f"{name}: host->leaf {host}: one link per NIC, nothing to spread")
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit(__doc__)
@@ -73,6 +93,7 @@ def main():
         problems.append(f"rail: links {rail_tiers}")
     if not os.path.exists(os.path.join(cwd, "rail", "links.csv")):
         problems.append("rail: no links.csv")
+    check_flows("rail (RoCEv2)", rail_tiers, problems)
 
     # Compute jitter (stragglers): every collective waits for its slowest GPU, so a step with
     # jitter is longer, by at most the jitter's 20 % of the compute (give or take 2 %).
@@ -102,6 +123,9 @@ def main():
     tor_tiers = {t["tier"]: t for t in tor["fabric"]["links"]["tiers"]}
     if not tor_tiers.get("leaf->spine", {}).get("max_utilisation", 0) > 0:
         problems.append(f"tor: nothing crossed the uplinks: {tor_tiers}")
+    check_flows("tor (InfiniBand)", tor_tiers, problems)
+    if not tor_tiers["leaf->spine"]["flows"] > 0:
+        problems.append(f"tor: no flow crossed the uplinks: {tor_tiers['leaf->spine']}")
     if tor["cluster"]["kind"] != "top-of-rack":
         problems.append(f"tor: cluster kind {tor['cluster']['kind']}")
     # The plots: each job's step together and alone; the heat map a row per tier pair, each

@@ -44,6 +44,9 @@ LinkReport::LinkReport(const RdmaFabric& fabric, const FabricTopology& topology,
 {
     NS_ABORT_MSG_IF(!(seconds > 0), "LinkReport: a run of " << seconds << " s");
     std::map<int, Tier> tiers;
+    // Per tier, per node whose links there share its flows (the sender going up, the
+    // receiver going down): flows and links.
+    std::map<std::pair<int, uint32_t>, std::pair<uint64_t, uint32_t>> spread;
     for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
     {
         const FabricTopology::Link& link = topology.GetLink(l);
@@ -61,15 +64,30 @@ LinkReport::LinkReport(const RdmaFabric& fabric, const FabricTopology& topology,
             d.bytes = both[end].txBytes;
             d.utilisation = 8.0 * d.bytes / (static_cast<double>(link.rateBps) * seconds);
             d.held = both[end].held.GetSeconds() / seconds;
-            Tier& t = tiers[TierOrder(a.tier, b.tier)];
+            d.flows = both[end].flows;
+            const int order = TierOrder(a.tier, b.tier);
+            Tier& t = tiers[order];
             t.name = d.tier;
             ++t.links;
             t.used += d.bytes > 0 ? 1 : 0;
             t.meanUtilisation += d.utilisation;
             t.maxUtilisation = std::max(t.maxUtilisation, d.utilisation);
             t.heldSeconds += both[end].held.GetSeconds();
+            t.flows += d.flows;
+            t.maxFlows = std::max(t.maxFlows, d.flows);
+            const uint32_t sharer = a.tier < b.tier ? (end == 0 ? link.nodeA : link.nodeB)
+                                                    : (end == 0 ? link.nodeB : link.nodeA);
+            auto& [flows, links] = spread[{order, sharer}];
+            flows += d.flows;
+            ++links;
             m_directions.push_back(d);
         }
+    }
+    for (const auto& [key, share] : spread)
+    {
+        Tier& t = tiers[key.first];
+        const auto even = static_cast<uint32_t>((share.first + share.second - 1) / share.second);
+        t.idealMaxFlows = std::max(t.idealMaxFlows, even);
     }
     for (auto& [order, t] : tiers)
     {
@@ -106,7 +124,10 @@ LinkReport::ToJson(size_t hottest) const
                          {"mean_utilisation", t.meanUtilisation},
                          {"max_utilisation", t.maxUtilisation},
                          {"imbalance", t.Imbalance()},
-                         {"held_s", t.heldSeconds}});
+                         {"held_s", t.heldSeconds},
+                         {"flows", t.flows},
+                         {"max_flows", t.maxFlows},
+                         {"ideal_max_flows", t.idealMaxFlows}});
     }
     nlohmann::json hot = nlohmann::json::array();
     for (size_t i = 0; i < std::min(hottest, m_directions.size()); ++i)
@@ -118,7 +139,8 @@ LinkReport::ToJson(size_t hottest) const
                        {"tier", d.tier},
                        {"bytes", d.bytes},
                        {"utilisation", d.utilisation},
-                       {"held", d.held}});
+                       {"held", d.held},
+                       {"flows", d.flows}});
     }
     return {{"seconds", m_seconds}, {"tiers", tiers}, {"hottest", hot}};
 }
@@ -142,6 +164,19 @@ LinkReport::Lines() const
                       t.Imbalance(),
                       t.heldSeconds * 1e3);
         lines.emplace_back(line);
+        if (t.flows > 0)
+        {
+            std::snprintf(line,
+                          sizeof(line),
+                          "%-12s flows per link: max %u, %u were they spread evenly (%.2fx); "
+                          "%llu flow crossings",
+                          "",
+                          t.maxFlows,
+                          t.idealMaxFlows,
+                          t.idealMaxFlows > 0 ? double(t.maxFlows) / t.idealMaxFlows : 0.0,
+                          static_cast<unsigned long long>(t.flows));
+            lines.emplace_back(line);
+        }
     }
     return lines;
 }
@@ -149,12 +184,18 @@ LinkReport::Lines() const
 void
 LinkReport::WriteCsv(std::ostream& os) const
 {
-    os << "link,from,to,tier,bytes,utilisation,held\n";
+    os << "link,from,to,tier,bytes,utilisation,held,flows\n";
     for (const Direction& d : m_directions)
     {
         os << d.link << ',' << d.from << ',' << d.to << ',' << d.tier << ',' << d.bytes << ','
-           << d.utilisation << ',' << d.held << '\n';
+           << d.utilisation << ',' << d.held << ',' << d.flows << '\n';
     }
+}
+
+bool
+LinkReport::HasFlows() const
+{
+    return std::any_of(m_tiers.begin(), m_tiers.end(), [](const Tier& t) { return t.flows > 0; });
 }
 
 void

@@ -25,7 +25,9 @@ namespace ns3
  * sender put on the wire over the link's rate and the run's time), time held back by flow
  * control (RoCEv2's PFC pauses, InfiniBand's credit waits), and per tier the spread of load
  * over its links: the most loaded over the mean (1 is an even spread; ECMP's hash collisions
- * and oversubscription show above it). The hottest directions are the first of Hottest().
+ * and oversubscription show above it). When the fabric counted flows (RdmaFabric::CountFlows),
+ * each tier also has its most crowded direction's flows against an even spread. The hottest
+ * directions are the first of Hottest().
  */
 class LinkReport
 {
@@ -41,6 +43,7 @@ class LinkReport
         uint64_t bytes{0};     //!< Bytes sent.
         double utilisation{0}; //!< bytes x 8 / (rate x seconds).
         double held{0};        //!< Fraction of the run its sender was held back.
+        uint32_t flows{0};     //!< Distinct data flows it carried (0: not counted).
     };
 
     /// The directions of one tier pair.
@@ -52,6 +55,13 @@ class LinkReport
         double meanUtilisation{0}; //!< Over all its directions.
         double maxUtilisation{0};  //!< Its most loaded direction's.
         double heldSeconds{0};     //!< Its directions' held-back time, summed.
+        uint64_t flows{0};         //!< Flows over its directions, summed (a flow per crossing).
+        uint32_t maxFlows{0};      //!< Its most crowded direction's flows.
+        /// The most crowded direction's flows had every node spread its flows evenly over its
+        /// links of the tier: the flows a node sends up (or receives down) over its links
+        /// there, rounded up, at the node where that is most. ECMP's collisions are maxFlows
+        /// above it; a topology's own crowding (one uplink per host) is in both.
+        uint32_t idealMaxFlows{0};
         /// maxUtilisation / meanUtilisation (0 when nothing crossed the tier).
         double Imbalance() const;
     };
@@ -76,7 +86,9 @@ class LinkReport
     nlohmann::json ToJson(size_t hottest) const;
     /// One line per tier for a program's report.
     std::vector<std::string> Lines() const;
-    /// Every direction as CSV: link, from, to, tier, bytes, utilisation, held.
+    /// Whether any direction counted a flow (the fabric counted them and something ran).
+    bool HasFlows() const;
+    /// Every direction as CSV: link, from, to, tier, bytes, utilisation, held, flows.
     void WriteCsv(std::ostream& os) const;
     /**
      * A heat map's cells as CSV: a row per tier pair (in GetTiers()' order), each of its

@@ -97,7 +97,13 @@ class RdmaFabric
         /// Time the sending port was held back by the fabric's flow control: RoCEv2's longest
         /// PFC pause of any priority; InfiniBand's PortXmitWait (data queued, no credit).
         Time held;
+        /// Distinct data flows (queue pairs) it carried, once CountFlows was called; else 0.
+        uint32_t flows{0};
     };
+
+    /// From now on, every port counts the distinct data flows it sends (GetLinkCounters'
+    /// flows): what ECMP spreads. Off until called, as it reads every packet's headers.
+    virtual void CountFlows() = 0;
 
     /**
      * What a link of the topology carried each way: [0] from its end A (nodeA, portA) to B,
