@@ -28,7 +28,8 @@ void
 JobMix::Add(const Job& job)
 {
     const TransformerStepBuilder::Config& c = job.step;
-    const JobGraph::Layout layout{c.tp, c.pp, c.dp, c.ep};
+    JobGraph::Layout layout{c.tp, c.pp, c.dp, c.ep};
+    layout.perGpu = job.perGpu;
     const std::string problem =
         job.graph ? JobGraph::Check(*job.graph, layout) : TransformerStepBuilder::Check(c);
     NS_ABORT_MSG_IF(!problem.empty(), "JobMix: " << job.name << ": " << problem);

@@ -55,6 +55,9 @@ class JobMix
         TransformerStepBuilder::Config step;
         /// Its step when not built from `step` (a replayed workload); it must outlive the mix.
         const StepGraph* graph{nullptr};
+        /// Its graph's ranks are its GPUs, each operation on the GPUs it names (per-rank
+        /// traces: JobGraph::Layout::perGpu); its step's degrees are then TP1 PPn DP1.
+        bool perGpu{false};
         std::vector<uint32_t> nodes; //!< Its cluster nodes, in rank order.
         Time start{0};               //!< When its step starts.
         ComputeJitter jitter;        //!< Its compute spans' jitter (seeded per job).

@@ -126,6 +126,7 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
     job.step.pp = layout.pp;
     job.step.dp = layout.dp;
     job.step.ep = layout.ep;
+    job.perGpu = layout.perGpu;
     job.step.gpusPerNode = cluster.gpusPerNode;
     for (uint32_t node = 0; node < layout.tp * layout.pp * layout.dp / cluster.gpusPerNode; ++node)
     {

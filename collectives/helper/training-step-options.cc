@@ -70,6 +70,10 @@ TrainingStepOptions::AddOptions(ProgramOptions& opts)
                   "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
                   "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
                   m_workload);
+    opts.AddValue("commGroups",
+                  "Chakra traces' process groups, {\"1\": [0, 1, 2, 3], ...} (ASTRA-sim's "
+                  "--comm-group-configuration)",
+                  m_commGroups);
     opts.AddChoice("mode",
                    "job: every GPU of the job at once on one rail-optimised fabric, the step "
                    "measured; packet: each distinct collective packet by packet on a fabric of "
@@ -116,15 +120,22 @@ TrainingStepOptions::Check()
     m_step.gpusPerNode = m_gpusPerNode;
     m_step.dp = m_dp == 0 && m_tp * m_pp > 0 ? m_gpus / (m_tp * m_pp) : m_dp;
     m_step.peakTflops = StepPresets::GetPeakTflops(m_gpu);
-    if (m_tp == 0 || m_pp == 0 || m_step.dp == 0 || uint64_t(m_tp) * m_pp * m_step.dp != m_gpus)
+    // A workload brings its own degrees (its communicators, its traces): these options are
+    // the generated step's.
+    if (!m_workload.empty() && m_gpusPerNode == 0)
+    {
+        throw InputError("--gpusPerNode=0", "GPUs per server, e.g. 8");
+    }
+    if (m_workload.empty() &&
+        (m_tp == 0 || m_pp == 0 || m_step.dp == 0 || uint64_t(m_tp) * m_pp * m_step.dp != m_gpus))
     {
         throw InputError("TP x PP x DP = " + std::to_string(m_tp) + " x " + std::to_string(m_pp) +
                              " x " + std::to_string(m_step.dp) +
                              " is not --gpus=" + std::to_string(m_gpus),
                          "parallel degrees whose product is the GPU count");
     }
-    if (m_gpusPerNode == 0 || m_tp > m_gpusPerNode || m_gpusPerNode % m_tp != 0 ||
-        m_gpus % m_gpusPerNode != 0)
+    if (m_workload.empty() && (m_gpusPerNode == 0 || m_tp > m_gpusPerNode ||
+                               m_gpusPerNode % m_tp != 0 || m_gpus % m_gpusPerNode != 0))
     {
         throw InputError("--tp=" + std::to_string(m_tp) + " does not fit nodes of --gpusPerNode=" +
                              std::to_string(m_gpusPerNode) +
@@ -183,14 +194,21 @@ TrainingStepOptions::Load()
     }
     else
     {
-        m_replay =
-            WorkloadFile::Read(m_workload, {m_step.peakTflops, m_step.efficiency, m_gpusPerNode});
+        m_replay = WorkloadFile::Read(m_workload,
+                                      {m_step.peakTflops, m_step.efficiency, m_gpusPerNode},
+                                      m_commGroups);
         m_graph = m_replay.graph;
         m_modelFlops = m_replay.modelFlops;
         m_mfuGpus = m_replay.gpus == 0 ? m_gpus : m_replay.gpus;
+        if (m_replay.perGpu && !IsJob())
+        {
+            throw InputError(m_workload + ": traces of every GPU (" + m_replay.format +
+                                 ") run as a whole job",
+                             "--mode=job");
+        }
         if (IsJob())
         {
-            m_jobLayout = ReplayLayout();
+            m_jobLayout = m_replay.perGpu ? PerGpuLayout() : ReplayLayout();
             m_mfuGpus = m_replay.gpus == 0 ? GetJobGpus() : m_replay.gpus;
         }
     }
@@ -205,6 +223,21 @@ TrainingStepOptions::Load()
             throw e.WithContext("--mode=job (training-jobs builds other clusters)");
         }
     }
+}
+
+JobGraph::Layout
+TrainingStepOptions::PerGpuLayout() const
+{
+    JobGraph::Layout layout{1, m_graph.GetNRanks(), 1, 1};
+    layout.perGpu = true;
+    if (layout.pp % m_gpusPerNode != 0)
+    {
+        throw InputError(m_workload + ": " + std::to_string(layout.pp) +
+                             " traces, one per GPU, on servers of --gpusPerNode=" +
+                             std::to_string(m_gpusPerNode),
+                         "whole servers: a multiple of --gpusPerNode traces");
+    }
+    return layout;
 }
 
 JobGraph::Layout

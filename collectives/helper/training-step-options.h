@@ -137,6 +137,11 @@ class TrainingStepOptions
      *        whole servers
      */
     JobGraph::Layout ReplayLayout() const;
+    /**
+     * A workload of every GPU's trace (Chakra): its ranks the GPUs, as they are.
+     * \throw InputError when they are not whole servers
+     */
+    JobGraph::Layout PerGpuLayout() const;
     /// The mistakes in --ep and --capacityFactor the builder does not name as options.
     void CheckExperts() const;
     /// The line before the table of an MoE model, and where its all-to-alls run.
@@ -160,6 +165,7 @@ class TrainingStepOptions
     /// TCP clusters: 100 GbE, where the and nccl.md 4.2's TCP figures are.
     DataRate m_tcpLinkRate{"100Gbps"};
     std::string m_workload;
+    std::string m_commGroups; //!< Chakra's process groups (--commGroups)
     Time m_linkDelay;
 
     WorkloadFile::Workload m_replay; //!< --workload's

@@ -3,6 +3,8 @@
  */
 #include "workload-file.h"
 
+#include "chakra-trace.h"
+
 #include "ns3/input-error.h"
 #include "ns3/json-reader.h"
 #include "ns3/nccl-datatype.h"
@@ -111,8 +113,17 @@ WorkloadFile::NcclDatatypeBytes(int64_t datatype)
 }
 
 WorkloadFile::Workload
-WorkloadFile::Read(const std::string& path, const Hardware& hardware)
+WorkloadFile::Read(const std::string& path, const Hardware& hardware, const std::string& commGroups)
 {
+    if (ChakraTrace::IsTrace(path))
+    {
+        return ChakraTrace::Read(path, commGroups, hardware.gpusPerNode);
+    }
+    if (!commGroups.empty())
+    {
+        throw InputError("--commGroups with " + path + ", which is not a Chakra trace prefix",
+                         "--commGroups with Chakra traces only (<prefix>.0.et, ...)");
+    }
     std::ifstream in(path);
     if (!in)
     {

@@ -53,10 +53,18 @@ class WorkloadFile
         double modelFlops{0};           //!< for MFU (0: unknown)
         uint32_t gpus{0};               //!< for MFU (0: unknown)
         std::vector<std::string> notes; //!< what the reader left out, for the output
+        /// The graph's ranks are GPUs, one trace each (Chakra): JobGraph::Layout::perGpu.
+        bool perGpu{false};
     };
 
-    /// Read a file: JSON when its first character (after blanks) is '{', else an NCCL log.
-    static Workload Read(const std::string& path, const Hardware& hardware);
+    /**
+     * Read a workload: Chakra traces when <path>.0.et exists (ChakraTrace, with the process
+     * groups of commGroups), else a file: JSON when its first character (after blanks) is '{',
+     * else an NCCL log.
+     */
+    static Workload Read(const std::string& path,
+                         const Hardware& hardware,
+                         const std::string& commGroups = "");
     static Workload ParseJson(const std::string& text,
                               const std::string& file,
                               const Hardware& hardware);

@@ -7,6 +7,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -49,8 +50,32 @@ JobGraph::DpSpan::First(uint32_t group) const
 }
 
 std::string
+JobGraph::CheckPerGpu(const StepGraph& step, const Layout& layout)
+{
+    if (layout.tp != 1 || layout.dp != 1 || layout.ep != 1 || layout.pp != step.GetNRanks())
+    {
+        return "a step of GPUs runs as TP1 PP" + std::to_string(step.GetNRanks()) + " DP1";
+    }
+    for (const StepGraph::Op& o : step.GetOps())
+    {
+        if (o.comm >= 0 && o.ranks.size() != step.GetCommunicators()[o.comm].nRanks)
+        {
+            const StepGraph::Communicator& c = step.GetCommunicators()[o.comm];
+            return "operation \"" + o.label + "\" runs on " + std::to_string(o.ranks.size()) +
+                   " GPUs of communicator \"" + c.name + "\", which has " +
+                   std::to_string(c.nRanks);
+        }
+    }
+    return "";
+}
+
+std::string
 JobGraph::Check(const StepGraph& step, const Layout& layout)
 {
+    if (layout.perGpu)
+    {
+        return CheckPerGpu(step, layout);
+    }
     if (layout.tp == 0 || layout.pp == 0 || layout.dp == 0 || layout.ep == 0)
     {
         return "a parallel degree of 0";
@@ -128,6 +153,22 @@ JobGraph::JobGraph(const StepGraph& step, const Layout& layout)
 {
     const std::string problem = Check(step, layout);
     NS_ABORT_MSG_IF(!problem.empty(), "JobGraph: " << problem);
+    if (layout.perGpu)
+    {
+        std::map<std::pair<int32_t, std::vector<uint32_t>>, uint32_t> groups;
+        std::vector<uint32_t> perComm(step.GetCommunicators().size(), 0);
+        for (const StepGraph::Op& o : step.GetOps())
+        {
+            std::vector<uint32_t> gpus = o.ranks;
+            std::sort(gpus.begin(), gpus.end());
+            const auto [it, added] = groups.try_emplace({o.comm, gpus}, 0);
+            if (added && o.comm >= 0)
+            {
+                it->second = perComm[o.comm]++;
+            }
+            m_groupOf.push_back(it->second);
+        }
+    }
 }
 
 const StepGraph&
@@ -163,6 +204,10 @@ JobGraph::GetStage(uint32_t gpu) const
 uint32_t
 JobGraph::GetInstances(uint32_t op) const
 {
+    if (m_layout.perGpu)
+    {
+        return 1;
+    }
     switch (KindOf(m_step, op))
     {
     case Category::TP:
@@ -178,6 +223,10 @@ JobGraph::GetInstances(uint32_t op) const
 uint32_t
 JobGraph::GetSlot(uint32_t op, uint32_t gpu) const
 {
+    if (m_layout.perGpu)
+    {
+        return 0;
+    }
     const uint32_t inStage = gpu % (m_layout.dp * m_layout.tp); // d x TP + t
     switch (KindOf(m_step, op))
     {
@@ -195,6 +244,10 @@ std::vector<uint32_t>
 JobGraph::GetGpus(uint32_t op, uint32_t slot) const
 {
     const StepGraph::Op& o = m_step.GetOps()[op];
+    if (m_layout.perGpu)
+    {
+        return o.ranks;
+    }
     std::vector<uint32_t> gpus;
     switch (KindOf(m_step, op))
     {
@@ -238,6 +291,10 @@ uint32_t
 JobGraph::GetGroup(uint32_t op, uint32_t slot) const
 {
     const StepGraph::Op& o = m_step.GetOps()[op];
+    if (m_layout.perGpu)
+    {
+        return m_groupOf[op];
+    }
     switch (KindOf(m_step, op))
     {
     case Category::TP:

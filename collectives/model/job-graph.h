@@ -43,6 +43,10 @@ namespace ns3
  *
  * Instances of an operation are numbered by slot, 0 to GetInstances(op) - 1: compute and PP by
  * d x TP + t, TP by d, DP and EP by group x TP + t (the group of d: 0 for DP).
+ *
+ * A step read from per-rank traces (PerRankTrace) is already every GPU's: Layout::perGpu runs
+ * it as it is, step rank g is GPU g, and each operation is one instance on the GPUs it names,
+ * a collective's group the GPUs of its communicator that it names.
  */
 class JobGraph
 {
@@ -56,13 +60,15 @@ class JobGraph
         /// Expert parallel, carved out of DP (TransformerStepBuilder: ep consecutive
         /// data-parallel indices); 1: none.
         uint32_t ep{1};
+        /// The step's ranks are GPUs (a per-rank trace's): TP, DP, EP 1 and PP its ranks.
+        bool perGpu{false};
     };
 
     /**
      * "" or what keeps the step from running on the layout: a rank count other than PP, a
      * communicator whose size is not its degree (TP, DP or DP / EP, EP; 2 stages for PP), EP
-     * not dividing DP, a PP communicator whose operations name different
-     * stages.
+     * not dividing DP, a PP communicator whose operations name different stages; per GPU, a
+     * degree other than 1 or a collective on other than its communicator's size of GPUs.
      * \param step the step (valid: StepGraph::Validate)
      * \param layout the job's degrees
      * \return the problem, or ""
@@ -116,9 +122,13 @@ class JobGraph
 
     /// The span of a DP or EP operation's communicator.
     DpSpan SpanOf(uint32_t op) const;
+    /// Check() for a step whose ranks are GPUs.
+    static std::string CheckPerGpu(const StepGraph& step, const Layout& layout);
 
     const StepGraph& m_step; //!< The step.
     Layout m_layout;         //!< The degrees.
+    /// Per GPU: each operation's group, numbered per communicator by its set of GPUs.
+    std::vector<uint32_t> m_groupOf;
 };
 
 } // namespace ns3

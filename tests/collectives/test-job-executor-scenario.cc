@@ -16,6 +16,7 @@
 #include "ns3/fabric-instance.h"
 #include "ns3/job-executor.h"
 #include "ns3/job-graph.h"
+#include "ns3/per-rank-trace.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/simulator.h"
 #include "ns3/step-collective-timer.h"
@@ -32,6 +33,7 @@
 #include <sstream>
 
 using namespace ns3;
+using Category = StepGraph::Category;
 
 namespace
 {
@@ -58,12 +60,12 @@ struct Times
 /// communicator took.
 std::tuple<StepExecutor::Result, uint64_t, uint64_t>
 RunWholeJob(const StepGraph& g,
-            const TransformerStepBuilder::Config& c,
+            const JobGraph::Layout& layout,
             std::string* timeline = nullptr,
             const ComputeJitter& jitter = ComputeJitter(),
             Times* times = nullptr)
 {
-    const uint32_t nodes = c.tp * c.pp * c.dp / GPUS_PER_NODE;
+    const uint32_t nodes = layout.tp * layout.pp * layout.dp / GPUS_PER_NODE;
     RailOptimizedBuilder builder(nodes, GPUS_PER_NODE);
     builder.SetHostLinkRate(NIC_RATE.GetBitRate()).SetUplinkRate(NIC_RATE.GetBitRate());
     StepExecutor::Result r;
@@ -71,7 +73,7 @@ RunWholeJob(const StepGraph& g,
     uint64_t finished = 0;
     {
         FabricInstance fabric(builder.Build(), 1, "roce");
-        const JobGraph job(g, {c.tp, c.pp, c.dp, c.ep});
+        const JobGraph job(g, layout);
         JobExecutor exec(job,
                          fabric.GetFabric(),
                          fabric.GetTopology(),
@@ -98,6 +100,85 @@ RunWholeJob(const StepGraph& g,
     }
     Simulator::Destroy();
     return {r, instances, finished};
+}
+
+/// RunWholeJob on the config's degrees.
+std::tuple<StepExecutor::Result, uint64_t, uint64_t>
+RunWholeJob(const StepGraph& g,
+            const TransformerStepBuilder::Config& c,
+            std::string* timeline = nullptr,
+            const ComputeJitter& jitter = ComputeJitter(),
+            Times* times = nullptr)
+{
+    return RunWholeJob(g, JobGraph::Layout{c.tp, c.pp, c.dp, c.ep}, timeline, jitter, times);
+}
+
+/// Each GPU's trace of a step expanded over a layout, as a per-rank profiler would write it:
+/// its operations in the step's order, its collectives on communicators named by their group,
+/// its pipeline transfers as a send and a receive.
+PerRankTrace
+TracesOf(const JobGraph& job)
+{
+    const StepGraph& g = job.GetStep();
+    PerRankTrace traces(job.GetNGpus());
+    std::vector<std::vector<PerRankTrace::Op>> ops(job.GetNGpus());
+    // Where each operation is in each GPU's trace: a dependency may point forward.
+    std::vector<std::map<uint32_t, uint32_t>> indexOf(job.GetNGpus());
+    for (uint32_t op = 0; op < g.GetOps().size(); ++op)
+    {
+        for (uint32_t slot = 0; slot < job.GetInstances(op); ++slot)
+        {
+            for (uint32_t gpu : job.GetGpus(op, slot))
+            {
+                indexOf[gpu].emplace(op, indexOf[gpu].size());
+            }
+        }
+    }
+    for (uint32_t op = 0; op < g.GetOps().size(); ++op)
+    {
+        const StepGraph::Op& o = g.GetOps()[op];
+        for (uint32_t slot = 0; slot < job.GetInstances(op); ++slot)
+        {
+            const std::vector<uint32_t> gpus = job.GetGpus(op, slot);
+            std::string comm;
+            if (o.comm >= 0 && o.category != Category::PP)
+            {
+                const StepGraph::Communicator& c = g.GetCommunicators()[o.comm];
+                comm = c.name + "." + std::to_string(job.GetGroup(op, slot));
+                traces.AddCommunicator({comm, c.category, gpus}, "test");
+            }
+            for (uint32_t k = 0; k < gpus.size(); ++k)
+            {
+                PerRankTrace::Op t;
+                t.label = o.label;
+                t.where = "gpu " + std::to_string(gpus[k]) + " " + o.label;
+                t.stream = o.stream == 0 ? "" : "s" + std::to_string(o.stream);
+                t.seconds = o.seconds;
+                t.comm = comm;
+                t.op = o.op;
+                t.bytes = o.bytes;
+                if (o.category == Category::PP)
+                {
+                    t.peer = static_cast<int32_t>(gpus[1 - k]);
+                    t.receive = k == 1;
+                }
+                for (uint32_t d : o.deps)
+                {
+                    const auto it = indexOf[gpus[k]].find(d);
+                    if (it != indexOf[gpus[k]].end())
+                    {
+                        t.after.push_back(it->second);
+                    }
+                }
+                ops[gpus[k]].push_back(t);
+            }
+        }
+    }
+    for (uint32_t gpu = 0; gpu < job.GetNGpus(); ++gpu)
+    {
+        traces.SetOps(gpu, ops[gpu]);
+    }
+    return traces;
 }
 
 /// Intervals (seconds) of one GPU's events of a category in a Trace Event timeline.
@@ -181,6 +262,34 @@ TEST(JobExecutorScenario, WithoutInterferenceTheMeasuredStepIsTheComposedOne)
     {
         EXPECT_NEAR(Parts(b), job.stepSeconds, 1e-12);
     }
+}
+
+TEST(JobExecutorScenario, PerRankTracesOfAStepRunAsTheStepItself)
+{
+    // Each GPU's own trace of the small job, matched across GPUs again (PerRankTrace), runs
+    // the same collectives on the same groups in the same order: the same step, to the
+    // nanosecond of each compute span.
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    const JobGraph job(g, {c.tp, c.pp, c.dp, c.ep});
+    const StepGraph perGpu = TracesOf(job).Assemble();
+    EXPECT_EQ(perGpu.GetNRanks(), 8u);
+    uint64_t instances = 0;
+    for (uint32_t op = 0; op < g.GetOps().size(); ++op)
+    {
+        instances += job.GetInstances(op);
+    }
+    EXPECT_EQ(perGpu.GetOps().size(), instances);
+    JobGraph::Layout layout{1, 8, 1, 1};
+    layout.perGpu = true;
+    ASSERT_EQ(JobGraph::Check(perGpu, layout), "");
+    const auto [expanded, n0, f0] = RunWholeJob(g, c);
+    const auto [traced, n1, f1] = RunWholeJob(perGpu, layout);
+    EXPECT_EQ(n1, f1);
+    EXPECT_EQ(n1, instances);
+    EXPECT_NEAR(traced.stepSeconds, expanded.stepSeconds, 1e-9)
+        << "traced " << traced.stepSeconds << " s, expanded " << expanded.stepSeconds << " s";
+    EXPECT_NEAR(traced.mean.compute, expanded.mean.compute, 1e-9);
 }
 
 TEST(JobExecutorScenario, EachCollectivesInstancesAddUpToItsCommunicatorsTime)
