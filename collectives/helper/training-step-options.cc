@@ -68,7 +68,9 @@ TrainingStepOptions::AddOptions(ProgramOptions& opts)
                   m_step.zeroStage);
     opts.AddValue("workload",
                   "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
-                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)",
+                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL); or, for --mode=job, a "
+                  "prefix of a file per GPU: per-rank JSON (PREFIX.0.json, ...) or Chakra "
+                  "traces (PREFIX.0.et, ...)",
                   m_workload);
     opts.AddValue("commGroups",
                   "Chakra traces' process groups, {\"1\": [0, 1, 2, 3], ...} (ASTRA-sim's "

@@ -9,6 +9,7 @@
 #include "ns3/json-reader.h"
 #include "ns3/nccl-datatype.h"
 #include "ns3/parse-number.h"
+#include "ns3/per-rank-trace.h"
 
 #include <algorithm>
 #include <fstream>
@@ -44,6 +45,131 @@ ParseCategory(const std::string& kind, Category& c)
 }
 
 /// Stream names to ids: "compute" is 0, others in order of appearance.
+/// A communicator's kind ($...kind).
+Category
+KindOf(const JsonReader& r, const Json& c, const std::string& path)
+{
+    Category kind = Category::TP;
+    const std::string k = r.String(r.Need(c, "kind", path), path + ".kind");
+    if (!ParseCategory(k, kind))
+    {
+        r.Fail(path + ".kind", "\"" + k + "\" is not a kind of communicator", "tp, pp, dp or ep");
+    }
+    return kind;
+}
+
+/// Every operation's id and its index: dependencies may point forward.
+std::map<std::string, uint32_t>
+IdsOf(const JsonReader& r, const Json& ops)
+{
+    std::map<std::string, uint32_t> ids;
+    for (size_t i = 0; i < ops.size(); ++i)
+    {
+        const std::string path = JsonReader::Index("$.ops", i);
+        const Json& op = r.Object(ops[i], path);
+        const std::string id = r.String(r.Need(op, "id", path), path + ".id");
+        if (!ids.emplace(id, i).second)
+        {
+            r.Fail(path + ".id", "\"" + id + "\" names an earlier operation too", "a unique id");
+        }
+    }
+    return ids;
+}
+
+/// The operations an operation waits for (its "after"), by index.
+std::vector<uint32_t>
+AfterOf(const JsonReader& r,
+        const Json& op,
+        const std::string& path,
+        const std::map<std::string, uint32_t>& ids)
+{
+    std::vector<uint32_t> deps;
+    if (!op.contains("after"))
+    {
+        return deps;
+    }
+    const Json& after = r.Array(op["after"], path + ".after");
+    for (size_t k = 0; k < after.size(); ++k)
+    {
+        const std::string dep = r.String(after[k], JsonReader::Index(path + ".after", k));
+        auto it = ids.find(dep);
+        if (it == ids.end())
+        {
+            r.Fail(JsonReader::Index(path + ".after", k),
+                   "no operation \"" + dep + "\"",
+                   "the id of an operation of the file");
+        }
+        deps.push_back(it->second);
+    }
+    return deps;
+}
+
+/// A compute span's duration: compute_us, or flops at the GPU's efficiency.
+double
+ComputeSecondsOf(const JsonReader& r,
+                 const Json& op,
+                 const std::string& path,
+                 const WorkloadFile::Hardware& hw)
+{
+    if (op.contains("stream") && r.String(op["stream"], path + ".stream") != "compute")
+    {
+        r.Fail(path + ".stream", "a compute span off the compute stream", "\"compute\"");
+    }
+    return op.contains("compute_us")
+               ? r.Number(op["compute_us"], path + ".compute_us", 0, 1e12) * 1e-6
+               : r.Number(op["flops"], path + ".flops", 0, 1e30) /
+                     (hw.peakTflops * 1e12 * hw.efficiency);
+}
+
+/// The collective an operation names.
+CollectiveOp
+CollectiveOf(const JsonReader& r, const Json& op, const std::string& path)
+{
+    CollectiveOp c = CollectiveOp::ALL_REDUCE;
+    const std::string name = r.String(op["collective"], path + ".collective");
+    if (!ParseCollectiveOp(name, c))
+    {
+        r.Fail(path + ".collective",
+               "\"" + name + "\" is not a collective",
+               "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or sendrecv");
+    }
+    return c;
+}
+
+/// What each rank contributes: bytes, or count elements of datatype (bfloat16 by default).
+uint64_t
+BytesOf(const JsonReader& r, const Json& op, const std::string& path)
+{
+    if (op.contains("bytes") == op.contains("count"))
+    {
+        r.Fail(path, "needs one of \"bytes\" and \"count\"", "the bytes each rank contributes");
+    }
+    if (op.contains("bytes"))
+    {
+        return r.Integer(op["bytes"], path + ".bytes", 1, INT64_MAX);
+    }
+    uint32_t size = 2; // bfloat16
+    if (op.contains("datatype"))
+    {
+        const std::string t = r.String(op["datatype"], path + ".datatype");
+        if (!ParseNcclDatatype(t, size))
+        {
+            r.Fail(path + ".datatype", "\"" + t + "\" is not a datatype", NcclDatatypeNames());
+        }
+    }
+    const int64_t count = r.Integer(op["count"], path + ".count", 1, INT64_MAX);
+    // count x size must fit as "bytes" does (the product overflowed into an arbitrary size,
+    // undefined behaviour).
+    if (count > INT64_MAX / size)
+    {
+        r.Fail(path + ".count",
+               std::to_string(count) + " elements of " + std::to_string(size) +
+                   " bytes is more than 2^63 bytes",
+               "a count up to " + std::to_string(INT64_MAX / size));
+    }
+    return count * size;
+}
+
 class Streams
 {
   public:
@@ -119,6 +245,10 @@ WorkloadFile::Read(const std::string& path, const Hardware& hardware, const std:
     {
         return ChakraTrace::Read(path, commGroups, hardware.gpusPerNode);
     }
+    if (IsPerRankJson(path) && commGroups.empty())
+    {
+        return ReadPerRankJson(path, hardware);
+    }
     if (!commGroups.empty())
     {
         throw InputError("--commGroups with " + path + ", which is not a Chakra trace prefix",
@@ -164,14 +294,7 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
         const std::string path = "$.communicators." + it.key();
         const Json& c = r.Object(it.value(), path);
         r.OnlyKeys(c, path, {"kind", "ranks", "gpus_per_node"});
-        Category kind = Category::TP;
-        const std::string k = r.String(r.Need(c, "kind", path), path + ".kind");
-        if (!ParseCategory(k, kind))
-        {
-            r.Fail(path + ".kind",
-                   "\"" + k + "\" is not a kind of communicator",
-                   "tp, pp, dp or ep");
-        }
+        const Category kind = KindOf(r, c, path);
         const auto n =
             static_cast<uint32_t>(r.Integer(r.Need(c, "ranks", path), path + ".ranks", 1, 1 << 24));
         uint32_t local = 0;
@@ -192,7 +315,7 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
 
     const Json& ops = r.Array(r.Need(root, "ops", "$"), "$.ops");
     std::map<std::string, uint32_t> ranks;
-    std::map<std::string, uint32_t> ids;
+    const std::map<std::string, uint32_t> ids = IdsOf(r, ops);
     auto rankOf = [&](const Json& v, const std::string& path) {
         const std::string name = r.String(v, path);
         auto [it, added] = ranks.emplace(name, ranks.size());
@@ -202,17 +325,6 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
         }
         return it->second;
     };
-    // First every id, so that dependencies may point forward.
-    for (size_t i = 0; i < ops.size(); ++i)
-    {
-        const std::string path = JsonReader::Index("$.ops", i);
-        const Json& op = r.Object(ops[i], path);
-        const std::string id = r.String(r.Need(op, "id", path), path + ".id");
-        if (!ids.emplace(id, i).second)
-        {
-            r.Fail(path + ".id", "\"" + id + "\" names an earlier operation too", "a unique id");
-        }
-    }
     Streams streams;
     for (size_t i = 0; i < ops.size(); ++i)
     {
@@ -256,22 +368,7 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
                 r.Fail(path + ".ranks", "is empty", "at least one rank");
             }
         }
-        if (op.contains("after"))
-        {
-            const Json& after = r.Array(op["after"], path + ".after");
-            for (size_t k = 0; k < after.size(); ++k)
-            {
-                const std::string dep = r.String(after[k], JsonReader::Index(path + ".after", k));
-                auto it = ids.find(dep);
-                if (it == ids.end())
-                {
-                    r.Fail(JsonReader::Index(path + ".after", k),
-                           "no operation \"" + dep + "\"",
-                           "the id of an operation of the file");
-                }
-                o.deps.push_back(it->second);
-            }
-        }
+        o.deps = AfterOf(r, op, path, ids);
         const bool compute = op.contains("compute_us") || op.contains("flops");
         if (compute == op.contains("collective"))
         {
@@ -286,26 +383,12 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
             {
                 r.Fail(path, "a compute span on several ranks", "one \"rank\"");
             }
-            o.seconds = op.contains("compute_us")
-                            ? r.Number(op["compute_us"], path + ".compute_us", 0, 1e12) * 1e-6
-                            : r.Number(op["flops"], path + ".flops", 0, 1e30) /
-                                  (hw.peakTflops * 1e12 * hw.efficiency);
-            if (op.contains("stream") && r.String(op["stream"], path + ".stream") != "compute")
-            {
-                r.Fail(path + ".stream", "a compute span off the compute stream", "\"compute\"");
-            }
+            o.seconds = ComputeSecondsOf(r, op, path, hw);
             o.stream = 0;
         }
         else
         {
-            const std::string name = r.String(op["collective"], path + ".collective");
-            if (!ParseCollectiveOp(name, o.op))
-            {
-                r.Fail(path + ".collective",
-                       "\"" + name + "\" is not a collective",
-                       "all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall or "
-                       "sendrecv");
-            }
+            o.op = CollectiveOf(r, op, path);
             const std::string comm = r.String(r.Need(op, "comm", path), path + ".comm");
             auto it = comms.find(comm);
             if (it == comms.end())
@@ -316,41 +399,7 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
             }
             o.comm = static_cast<int32_t>(it->second);
             o.category = g.GetCommunicators()[it->second].category;
-            if (op.contains("bytes") == op.contains("count"))
-            {
-                r.Fail(path,
-                       "needs one of \"bytes\" and \"count\"",
-                       "the bytes each rank contributes");
-            }
-            if (op.contains("bytes"))
-            {
-                o.bytes = r.Integer(op["bytes"], path + ".bytes", 1, INT64_MAX);
-            }
-            else
-            {
-                uint32_t size = 2; // bfloat16
-                if (op.contains("datatype"))
-                {
-                    const std::string t = r.String(op["datatype"], path + ".datatype");
-                    if (!ParseNcclDatatype(t, size))
-                    {
-                        r.Fail(path + ".datatype",
-                               "\"" + t + "\" is not a datatype",
-                               NcclDatatypeNames());
-                    }
-                }
-                const int64_t count = r.Integer(op["count"], path + ".count", 1, INT64_MAX);
-                // count x size must fit as "bytes" does (the product overflowed into an
-                // arbitrary size, undefined behaviour).
-                if (count > INT64_MAX / size)
-                {
-                    r.Fail(path + ".count",
-                           std::to_string(count) + " elements of " + std::to_string(size) +
-                               " bytes is more than 2^63 bytes",
-                           "a count up to " + std::to_string(INT64_MAX / size));
-                }
-                o.bytes = count * size;
-            }
+            o.bytes = BytesOf(r, op, path);
             o.stream =
                 streams.Id(op.contains("stream") ? r.String(op["stream"], path + ".stream") : comm);
         }
@@ -361,6 +410,140 @@ WorkloadFile::ParseJson(const std::string& text, const std::string& file, const 
     {
         throw InputError(file + ": $.ops: " + problem, "operations whose dependencies end");
     }
+    return w;
+}
+
+bool
+WorkloadFile::IsPerRankJson(const std::string& prefix)
+{
+    return std::ifstream(prefix + ".0.json").good();
+}
+
+WorkloadFile::Workload
+WorkloadFile::ReadPerRankJson(const std::string& prefix, const Hardware& hardware)
+{
+    std::vector<std::pair<std::string, std::string>> files;
+    for (;;)
+    {
+        const std::string path = prefix + "." + std::to_string(files.size()) + ".json";
+        std::ifstream in(path);
+        if (!in)
+        {
+            break;
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        files.emplace_back(path, text.str());
+    }
+    if (files.empty())
+    {
+        throw InputError(prefix + ".0.json: cannot be read",
+                         "per-rank JSON files <prefix>.0.json, <prefix>.1.json, ... (" +
+                             std::string(DOC) + ")");
+    }
+    return ParsePerRankJson(files, hardware);
+}
+
+WorkloadFile::Workload
+WorkloadFile::ParsePerRankJson(const std::vector<std::pair<std::string, std::string>>& files,
+                               const Hardware& hw)
+{
+    const uint32_t nGpus = files.size();
+    PerRankTrace trace(nGpus);
+    Workload w;
+    w.format = "per-rank json";
+    w.gpus = nGpus;
+    w.perGpu = true;
+    for (uint32_t gpu = 0; gpu < nGpus; ++gpu)
+    {
+        const std::string& file = files[gpu].first;
+        const Json root = JsonReader::Parse(files[gpu].second, file, DOC);
+        const JsonReader r(file);
+        r.Object(root, "$");
+        r.OnlyKeys(root, "$", {"name", "description", "model_flops", "communicators", "ops"});
+        if (gpu == 0)
+        {
+            w.name = root.contains("name") ? r.String(root["name"], "$.name") : file;
+            w.modelFlops = root.contains("model_flops")
+                               ? r.Number(root["model_flops"], "$.model_flops", 0, 1e30)
+                               : 0;
+        }
+        if (root.contains("communicators"))
+        {
+            const Json& cs = r.Object(root["communicators"], "$.communicators");
+            for (auto it = cs.begin(); it != cs.end(); ++it)
+            {
+                const std::string path = "$.communicators." + it.key();
+                const Json& c = r.Object(it.value(), path);
+                r.OnlyKeys(c, path, {"kind", "gpus"});
+                PerRankTrace::Communicator comm{it.key(), KindOf(r, c, path), {}};
+                const Json& gpus = r.Array(r.Need(c, "gpus", path), path + ".gpus");
+                for (size_t k = 0; k < gpus.size(); ++k)
+                {
+                    comm.gpus.push_back(static_cast<uint32_t>(
+                        r.Integer(gpus[k], JsonReader::Index(path + ".gpus", k), 0, nGpus - 1)));
+                }
+                trace.AddCommunicator(comm, file + ": " + path);
+            }
+        }
+        const Json& ops = r.Array(r.Need(root, "ops", "$"), "$.ops");
+        const std::map<std::string, uint32_t> ids = IdsOf(r, ops);
+        std::vector<PerRankTrace::Op> list;
+        for (size_t i = 0; i < ops.size(); ++i)
+        {
+            const std::string path = JsonReader::Index("$.ops", i);
+            const Json& op = ops[i];
+            r.OnlyKeys(op,
+                       path,
+                       {"id",
+                        "stream",
+                        "after",
+                        "compute_us",
+                        "flops",
+                        "collective",
+                        "comm",
+                        "send",
+                        "recv",
+                        "count",
+                        "datatype",
+                        "bytes"});
+            PerRankTrace::Op o;
+            o.label = op["id"].get<std::string>();
+            o.where = file + ": " + path + " (" + o.label + ")";
+            o.after = AfterOf(r, op, path, ids);
+            const bool compute = op.contains("compute_us") || op.contains("flops");
+            if (compute + op.contains("collective") + op.contains("send") + op.contains("recv") !=
+                1)
+            {
+                r.Fail(path,
+                       "is not one of a compute span, a collective, a send and a receive",
+                       "\"compute_us\" or \"flops\", \"collective\" with \"comm\", "
+                       "\"send\": GPU or \"recv\": GPU");
+            }
+            if (compute)
+            {
+                o.seconds = ComputeSecondsOf(r, op, path, hw);
+                list.push_back(o);
+                continue;
+            }
+            o.bytes = BytesOf(r, op, path);
+            o.stream = op.contains("stream") ? r.String(op["stream"], path + ".stream") : "";
+            if (op.contains("collective"))
+            {
+                o.op = CollectiveOf(r, op, path);
+                o.comm = r.String(r.Need(op, "comm", path), path + ".comm");
+            }
+            else
+            {
+                o.receive = op.contains("recv");
+                const std::string key = o.receive ? "recv" : "send";
+                o.peer = static_cast<int32_t>(r.Integer(op[key], path + "." + key, 0, nGpus - 1));
+            }
+            list.push_back(o);
+        }
+        trace.SetOps(gpu, std::move(list));
+    }
+    w.graph = trace.Assemble();
     return w;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -59,8 +60,8 @@ class WorkloadFile
 
     /**
      * Read a workload: Chakra traces when <path>.0.et exists (ChakraTrace, with the process
-     * groups of commGroups), else a file: JSON when its first character (after blanks) is '{',
-     * else an NCCL log.
+     * groups of commGroups), per-rank JSON when <path>.0.json does, else a file: JSON when its
+     * first character (after blanks) is '{', else an NCCL log.
      */
     static Workload Read(const std::string& path,
                          const Hardware& hardware,
@@ -68,6 +69,16 @@ class WorkloadFile
     static Workload ParseJson(const std::string& text,
                               const std::string& file,
                               const Hardware& hardware);
+    /// Whether <prefix>.0.json exists (per-rank JSON files).
+    static bool IsPerRankJson(const std::string& prefix);
+    /// Read <prefix>.0.json, <prefix>.1.json, ... up to the first missing one.
+    static Workload ReadPerRankJson(const std::string& prefix, const Hardware& hardware);
+    /**
+     * Per-rank JSON (docs/workload-format.md): one file per GPU, (name, text) in GPU order,
+     * each the GPU's communicators and operations; PerRankTrace matches them.
+     */
+    static Workload ParsePerRankJson(const std::vector<std::pair<std::string, std::string>>& files,
+                                     const Hardware& hardware);
     static Workload ParseNcclLog(const std::string& text,
                                  const std::string& file,
                                  const Hardware& hardware);

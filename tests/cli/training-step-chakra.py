@@ -15,7 +15,8 @@ sends 4 MiB to GPU 2 after its forward pass.
   most 25 % above it; its parts add up; RoCEv2 and InfiniBand both run it.
 - Every collective is found with its category: TP (one server), DP, PP (the transfer); the
   reduce-scatter (one per DP group) is 16 MiB per GPU; the memory loads are counted in a note.
-- The same traces again give the same summary.
+- The same traces again give the same summary; the same job written as per-rank JSON (one
+  file per GPU, docs/workload-format.md) gives the same step.
 - Mistakes are exit 2 with one line naming the file and node (or byte): a file cut short, a
   process group no file declares, GPUs that disagree on a collective's size, and traces
   outside --mode=job.
@@ -114,9 +115,37 @@ def write_traces(folder, nodes_of, cut=None):
     return os.path.join(folder, "job"), groups
 
 
+def write_json(folder):
+    """The same job as per-rank JSON: <folder>/job.<r>.json, each with the groups' kinds."""
+    os.makedirs(folder, exist_ok=True)
+    comms = {g: {"kind": "tp" if g in ("1", "2") else "dp", "gpus": gpus}
+             for g, gpus in GROUPS.items()}
+    for r in range(4):
+        tp = "1" if r < 2 else "2"
+        dp = "3" if r % 2 == 0 else "4"
+        ops = [
+            {"id": "fwd", "compute_us": 200},
+            {"id": "ag", "collective": "all_gather", "comm": tp, "bytes": MiB, "after": ["fwd"]},
+            {"id": "bwd", "compute_us": 400, "after": ["ag"]},
+            {"id": "ar", "collective": "all_reduce", "comm": dp, "bytes": AR_BYTES,
+             "after": ["bwd"]},
+            {"id": "opt", "compute_us": 50, "after": ["ar"]},
+            {"id": "rs", "collective": "reduce_scatter", "comm": dp, "bytes": RS_BYTES // 2,
+             "after": ["opt"]},
+        ]
+        if r == 0:
+            ops.append({"id": "send", "send": 2, "bytes": 4 * MiB, "after": ["fwd"]})
+        if r == 2:
+            ops.append({"id": "recv", "recv": 0, "bytes": 4 * MiB})
+        with open(os.path.join(folder, f"job.{r}.json"), "w") as f:
+            json.dump({"communicators": comms, "ops": ops}, f, indent=1)
+    return os.path.join(folder, "job")
+
+
 def run(binary, cwd, name, prefix, groups, extra=()):
     out = os.path.join(cwd, name)
-    p = clitest.run_ok(binary, ["--mode=job", f"--workload={prefix}", f"--commGroups={groups}",
+    groups = [f"--commGroups={groups}"] if groups else []
+    p = clitest.run_ok(binary, ["--mode=job", f"--workload={prefix}", *groups,
                                 "--gpusPerNode=2", f"--linkRate={RATE / 1e9:g}Gbps",
                                 "--fabric=roce,ib", *extra, f"--out={out}"], cwd, timeout=300)
     print(p.stdout)
@@ -163,6 +192,15 @@ def main():
     _, again = run(binary, cwd, "again", prefix, groups)
     if json.dumps(again["fabrics"]) != json.dumps(s["fabrics"]):
         problems.append("the same traces gave another summary")
+
+    # The same job in per-rank JSON: the same step, to the nanosecond.
+    _, js = run(binary, cwd, "json", write_json(os.path.join(cwd, "json")), None)
+    for f in js.get("fabrics", []):
+        chakra = fabrics.get(f["fabric"], {}).get("step_s", 0)
+        if abs(f["step_s"] - chakra) > 1e-9:
+            problems.append(f"per-rank JSON {f['fabric']}: step {f['step_s']}, Chakra {chakra}")
+    if js.get("workload", {}).get("format") != "per-rank json" or len(js.get("fabrics", [])) != 2:
+        problems.append(f"per-rank JSON: {js.get('workload')}, {len(js.get('fabrics', []))} rows")
 
     base = ["--mode=job", "--gpusPerNode=2", "--fabric=roce"]
     cut, _ = write_traces(os.path.join(cwd, "cut"), rank_nodes, cut=(1, 40))

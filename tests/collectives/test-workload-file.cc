@@ -250,3 +250,57 @@ TEST(WorkloadFile, NcclLogNumbersOutOfRangeNameTheLineAndField)
     // A root that is no peer (an all-reduce's) is not read.
     EXPECT_EQ(error(init + call("AllReduce", "8", "7", "-1", "4")), "");
 }
+
+TEST(WorkloadFile, PerRankJsonIsEveryGpusOwnStep)
+{
+    // Two GPUs on one all-reduce after their forward passes, and a send from 0 to 1.
+    const std::string comms = R"("communicators": {"dp": {"kind": "dp", "gpus": [0, 1]}})";
+    const std::string gpu0 = "{" + comms + R"(, "model_flops": 1e12, "ops": [
+        {"id": "fwd", "compute_us": 100},
+        {"id": "ar", "collective": "all_reduce", "comm": "dp", "count": 1024,
+         "datatype": "float", "after": ["fwd"]},
+        {"id": "act", "send": 1, "bytes": 512, "after": ["ar"]}]})";
+    const std::string gpu1 = "{" + comms + R"(, "ops": [
+        {"id": "fwd", "flops": 1e12},
+        {"id": "ar", "collective": "all_reduce", "comm": "dp", "bytes": 4096, "after": ["fwd"]},
+        {"id": "act", "recv": 0, "bytes": 512},
+        {"id": "bwd", "compute_us": 300, "after": ["act", "ar"]}]})";
+    const WorkloadFile::Hardware hw{1000, 0.5, 8};
+    const WorkloadFile::Workload w =
+        WorkloadFile::ParsePerRankJson({{"p.0.json", gpu0}, {"p.1.json", gpu1}}, hw);
+    EXPECT_TRUE(w.perGpu);
+    EXPECT_EQ(w.gpus, 2u);
+    EXPECT_DOUBLE_EQ(w.modelFlops, 1e12);
+    const StepGraph& g = w.graph;
+    ASSERT_EQ(g.GetOps().size(), 5u); // fwd x 2, the all-reduce, the transfer, bwd
+    std::map<std::string, const StepGraph::Op*> byLabel;
+    for (const StepGraph::Op& o : g.GetOps())
+    {
+        byLabel[o.label + (o.ranks.size() == 1 ? std::to_string(o.ranks[0]) : "")] = &o;
+    }
+    EXPECT_EQ(byLabel.at("ar")->bytes, 4096u) << "1024 floats";
+    EXPECT_EQ(byLabel.at("ar")->category, Category::DP);
+    EXPECT_DOUBLE_EQ(byLabel.at("fwd1")->seconds, 2e-3) << "1e12 FLOPs at 50 % of 1000 TFLOPS";
+    EXPECT_EQ(byLabel.at("act")->ranks, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(byLabel.at("bwd1")->deps.size(), 2u);
+
+    const auto error = [&hw](const std::string& text1) {
+        return ErrorOf([&] {
+            WorkloadFile::ParsePerRankJson({{"p.0.json", R"({"ops": []})"}, {"p.1.json", text1}},
+                                           hw);
+        });
+    };
+    EXPECT_EQ(error(R"({"ops": [{"id": "x", "send": 2, "bytes": 8}]})"),
+              "p.1.json: $.ops[0].send: 2 is not an integer in range (expected an integer from 0 "
+              "to 1)");
+    EXPECT_EQ(error(R"({"ops": [{"id": "x", "compute_us": 1, "send": 0, "bytes": 8}]})"),
+              "p.1.json: $.ops[0]: is not one of a compute span, a collective, a send and a "
+              "receive (expected \"compute_us\" or \"flops\", \"collective\" with \"comm\", "
+              "\"send\": GPU or \"recv\": GPU)");
+    EXPECT_EQ(error(R"({"ops": [{"id": "x", "send": 0, "bytes": 8}]})"),
+              "p.1.json: $.ops[0] (x): send 1 from gpu 1 to gpu 0 has no matching receive "
+              "(expected a send and a receive for each transfer)");
+    EXPECT_EQ(error(R"({"communicators": {"dp": {"kind": "dp", "gpus": [1, 1]}}, "ops": []})"),
+              "p.1.json: $.communicators.dp: communicator \"dp\" has GPUs that are not 2 "
+              "distinct GPUs of the job's 2 (expected its GPUs, each once, 0 to 1)");
+}
