@@ -68,9 +68,10 @@ TrainingStepOptions::AddOptions(ProgramOptions& opts)
                   m_step.zeroStage);
     opts.AddValue("workload",
                   "replay a step from a file instead: JSON (docs/workload-format.md) or an NCCL "
-                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL); or, for --mode=job, a "
-                  "prefix of a file per GPU: per-rank JSON (PREFIX.0.json, ...) or Chakra "
-                  "traces (PREFIX.0.et, ...)",
+                  "debug log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL; with --mode=job "
+                  "every process's); or, for --mode=job, a prefix of a file per GPU: per-rank "
+                  "JSON (PREFIX.0.json, ...), NCCL logs (PREFIX.0.log, ...) or Chakra traces "
+                  "(PREFIX.0.et, ...)",
                   m_workload);
     opts.AddValue("commGroups",
                   "Chakra traces' process groups, {\"1\": [0, 1, 2, 3], ...} (ASTRA-sim's "
@@ -198,7 +199,8 @@ TrainingStepOptions::Load()
     {
         m_replay = WorkloadFile::Read(m_workload,
                                       {m_step.peakTflops, m_step.efficiency, m_gpusPerNode},
-                                      m_commGroups);
+                                      m_commGroups,
+                                      IsJob());
         m_graph = m_replay.graph;
         m_modelFlops = m_replay.modelFlops;
         m_mfuGpus = m_replay.gpus == 0 ? m_gpus : m_replay.gpus;

@@ -4,6 +4,7 @@
 #include "workload-file.h"
 
 #include "chakra-trace.h"
+#include "nccl-job-log.h"
 
 #include "ns3/input-error.h"
 #include "ns3/json-reader.h"
@@ -239,7 +240,10 @@ WorkloadFile::NcclDatatypeBytes(int64_t datatype)
 }
 
 WorkloadFile::Workload
-WorkloadFile::Read(const std::string& path, const Hardware& hardware, const std::string& commGroups)
+WorkloadFile::Read(const std::string& path,
+                   const Hardware& hardware,
+                   const std::string& commGroups,
+                   bool wholeJob)
 {
     if (ChakraTrace::IsTrace(path))
     {
@@ -248,6 +252,19 @@ WorkloadFile::Read(const std::string& path, const Hardware& hardware, const std:
     if (IsPerRankJson(path) && commGroups.empty())
     {
         return ReadPerRankJson(path, hardware);
+    }
+    if (std::ifstream(path + ".0.log").good() && commGroups.empty())
+    {
+        std::vector<std::pair<std::string, std::string>> logs;
+        for (std::string f = path + ".0.log"; std::ifstream(f).good();
+             f = path + "." + std::to_string(logs.size()) + ".log")
+        {
+            std::ifstream in(f);
+            std::ostringstream text;
+            text << in.rdbuf();
+            logs.emplace_back(f, text.str());
+        }
+        return NcclJobLog::Parse(logs, hardware);
     }
     if (!commGroups.empty())
     {
@@ -264,8 +281,12 @@ WorkloadFile::Read(const std::string& path, const Hardware& hardware, const std:
     s << in.rdbuf();
     const std::string text = s.str();
     const size_t first = text.find_first_not_of(" \t\r\n");
-    return first != std::string::npos && text[first] == '{' ? ParseJson(text, path, hardware)
-                                                            : ParseNcclLog(text, path, hardware);
+    if (first != std::string::npos && text[first] == '{')
+    {
+        return ParseJson(text, path, hardware);
+    }
+    return wholeJob ? NcclJobLog::Parse({{path, text}}, hardware)
+                    : ParseNcclLog(text, path, hardware);
 }
 
 WorkloadFile::Workload
@@ -547,27 +568,91 @@ WorkloadFile::ParsePerRankJson(const std::vector<std::pair<std::string, std::str
     return w;
 }
 
-WorkloadFile::Workload
-WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, const Hardware& hw)
+WorkloadFile::NcclLine
+WorkloadFile::ParseNcclCall(const std::string& s,
+                            const std::string& file,
+                            uint64_t number,
+                            NcclCall& call)
 {
     // enqueue.cc: INFO(NCCL_COLL, "%s: opCount %lx sendbuff %p recvbuff %p count %zu datatype
     // %d op %d root %d comm %p [nranks=%d] stream %p", ...) behind "host:pid:tid [dev] NCCL
     // INFO ".
     static const std::regex candidate(R"(NCCL INFO (\w+): opCount )");
-    // init.cc, once per rank and communicator: where its GPUs sit.
-    static const std::regex init(R"(^(\S+):(\d+):\d+ \[\d+\] NCCL INFO comm (\S+) rank (\d+) )"
-                                 R"(nRanks (\d+) nNodes (\d+) localRanks (\d+) )");
     static const std::regex line(
         R"(^(\S+):(\d+):\d+ \[\d+\] NCCL INFO (\w+): opCount ([0-9a-fA-F]+) sendbuff \S+ )"
         R"(recvbuff \S+ count (\d+) datatype (-?\d+) op (-?\d+) root (-?\d+) comm (\S+) )"
         R"(\[nranks=(\d+)\] stream (\S+)\s*$)");
-    const std::map<std::string, CollectiveOp> names{{"AllReduce", CollectiveOp::ALL_REDUCE},
-                                                    {"AllGather", CollectiveOp::ALL_GATHER},
-                                                    {"ReduceScatter", CollectiveOp::REDUCE_SCATTER},
-                                                    {"Broadcast", CollectiveOp::BROADCAST},
-                                                    {"Reduce", CollectiveOp::REDUCE},
-                                                    {"Send", CollectiveOp::SEND_RECV},
-                                                    {"Recv", CollectiveOp::SEND_RECV}};
+    static const std::map<std::string, CollectiveOp> names{
+        {"AllReduce", CollectiveOp::ALL_REDUCE},
+        {"AllGather", CollectiveOp::ALL_GATHER},
+        {"ReduceScatter", CollectiveOp::REDUCE_SCATTER},
+        {"Broadcast", CollectiveOp::BROADCAST},
+        {"Reduce", CollectiveOp::REDUCE},
+        {"Send", CollectiveOp::SEND_RECV},
+        {"Recv", CollectiveOp::SEND_RECV}};
+    std::smatch head;
+    if (!std::regex_search(s, head, candidate) || !names.count(head[1].str()))
+    {
+        return NOT_A_CALL;
+    }
+    std::smatch m;
+    // A datatype is 0-11: longer digits are none (std::stoll threw past 2^63).
+    const uint32_t datatype = std::regex_match(s, m, line) && m[6].length() <= 2
+                                  ? NcclDatatypeBytes(std::stoll(m[6].str()))
+                                  : 0;
+    if (m.empty() || datatype == 0)
+    {
+        return MALFORMED;
+    }
+    call.process = m[1].str() + ":" + m[2].str();
+    call.name = m[3].str();
+    call.opCount = m[4].str();
+    call.op = names.at(call.name);
+    // Bytes are count x the datatype's size, at most 2^63 - 1 as in a JSON workload.
+    call.bytes = LogNumber(m[5].str(), 0, INT64_MAX / datatype, file, number, "count") * datatype;
+    call.root = m[8].str();
+    call.comm = m[9].str();
+    call.nRanks =
+        static_cast<uint32_t>(LogNumber(m[10].str(), 1, MAX_LOG_RANKS, file, number, "nranks"));
+    call.stream = m[11].str();
+    return CALL;
+}
+
+uint64_t
+WorkloadFile::ParseNcclNumber(const std::string& digits,
+                              uint64_t lo,
+                              uint64_t hi,
+                              const std::string& file,
+                              uint64_t line,
+                              const std::string& field)
+{
+    return LogNumber(digits, lo, hi, file, line, field);
+}
+
+std::string
+WorkloadFile::DescribeBadNcclLines(const std::vector<std::string>& places)
+{
+    std::string also;
+    for (size_t i = 1; i < places.size() && i < 6; ++i)
+    {
+        also += (also.empty() ? "; also " : ", ") + places[i];
+    }
+    if (places.size() > 6)
+    {
+        also += " and " + std::to_string(places.size() - 6) + " more";
+    }
+    return places[0] +
+           ": not an NCCL collective line (\"<Op>: opCount H sendbuff P recvbuff P count N "
+           "datatype D op O root R comm P [nranks=N] stream P\", a datatype 0-11)" +
+           also;
+}
+
+WorkloadFile::Workload
+WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, const Hardware& hw)
+{
+    // init.cc, once per rank and communicator: where its GPUs sit.
+    static const std::regex init(R"(^(\S+):(\d+):\d+ \[\d+\] NCCL INFO comm (\S+) rank (\d+) )"
+                                 R"(nRanks (\d+) nNodes (\d+) localRanks (\d+) )");
     Workload w;
     w.format = "nccl-log";
     w.name = file;
@@ -585,7 +670,7 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
     std::string process;
     uint64_t others = 0;
     uint64_t empty = 0;
-    std::vector<uint64_t> bad;
+    std::vector<std::string> bad;
     std::istringstream in(text);
     std::string s;
     for (uint64_t number = 1; std::getline(in, s); ++number)
@@ -604,21 +689,18 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
                     LogNumber(head[7].str(), 1, MAX_LOG_RANKS, file, number, "localRanks"))};
             continue;
         }
-        if (!std::regex_search(s, head, candidate) || !names.count(head[1].str()))
+        NcclCall call;
+        const NcclLine kind = ParseNcclCall(s, file, number, call);
+        if (kind == NOT_A_CALL)
         {
-            continue; // not a collective call
-        }
-        std::smatch m;
-        // A datatype is 0-11: longer digits are none (std::stoll threw past 2^63).
-        const uint32_t datatype = std::regex_match(s, m, line) && m[6].length() <= 2
-                                      ? NcclDatatypeBytes(std::stoll(m[6].str()))
-                                      : 0;
-        if (m.empty() || datatype == 0)
-        {
-            bad.push_back(number);
             continue;
         }
-        const std::string who = m[1].str() + ":" + m[2].str();
+        if (kind == MALFORMED)
+        {
+            bad.push_back(file + ":" + std::to_string(number));
+            continue;
+        }
+        const std::string& who = call.process;
         if (process.empty())
         {
             process = who;
@@ -628,22 +710,18 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
             ++others;
             continue;
         }
-        // Bytes are count x the datatype's size, at most 2^63 - 1 as in a JSON workload.
-        const uint64_t count =
-            LogNumber(m[5].str(), 0, INT64_MAX / datatype, file, number, "count");
-        if (count == 0)
+        if (call.bytes == 0)
         {
             ++empty;
             continue;
         }
-        const CollectiveOp op = names.at(m[3].str());
+        const CollectiveOp op = call.op;
         const bool p2p = op == CollectiveOp::SEND_RECV;
-        const auto nRanks =
-            static_cast<uint32_t>(LogNumber(m[10].str(), 1, MAX_LOG_RANKS, file, number, "nranks"));
+        const uint32_t nRanks = call.nRanks;
         // With the communicator's init line its GPUs per node are known, and a Send or Recv
         // peer (the root field) inside the node goes over NVLink; without, the GPUs of a
         // communicator that fits in a node share it and a larger one has one per node.
-        auto shape = shapes.find(who + " " + m[9].str());
+        auto shape = shapes.find(who + " " + call.comm);
         uint32_t local = 0;
         bool sameNode = false;
         if (shape != shapes.end() && shape->second.nRanks == nRanks)
@@ -652,10 +730,10 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
             local = sh.nNodes * sh.localRanks == nRanks ? sh.localRanks : 0;
             // The root field is the peer of a Send or Recv (unused, often 0, otherwise).
             const uint64_t peer =
-                p2p ? LogNumber(m[8].str(), 0, nRanks - 1, file, number, "root (the peer)") : 0;
+                p2p ? LogNumber(call.root, 0, nRanks - 1, file, number, "root (the peer)") : 0;
             sameNode = local > 0 && sh.rank / local == peer / local;
         }
-        const std::string key = m[9].str() + (p2p ? (sameNode ? " p2p nvlink" : " p2p") : "");
+        const std::string key = call.comm + (p2p ? (sameNode ? " p2p nvlink" : " p2p") : "");
         auto it = comms.find(key);
         if (it == comms.end())
         {
@@ -675,29 +753,16 @@ WorkloadFile::ParseNcclLog(const std::string& text, const std::string& file, con
         }
         g.AddCollective(it->second,
                         {rank},
-                        streams.Id(m[11].str()),
+                        streams.Id(call.stream),
                         op,
-                        count * datatype,
+                        call.bytes,
                         {},
-                        file + ":" + std::to_string(number) + " " + m[3].str() + " opCount " +
-                            m[4].str());
+                        file + ":" + std::to_string(number) + " " + call.name + " opCount " +
+                            call.opCount);
     }
     if (!bad.empty())
     {
-        std::string also;
-        for (size_t i = 1; i < bad.size() && i < 6; ++i)
-        {
-            also += (also.empty() ? "; also line " : ", ") + std::to_string(bad[i]);
-        }
-        if (bad.size() > 6)
-        {
-            also += " and " + std::to_string(bad.size() - 6) + " more";
-        }
-        throw InputError(file + ":" + std::to_string(bad[0]) +
-                             ": not an NCCL collective line (\"<Op>: opCount H sendbuff P "
-                             "recvbuff P count N datatype D op O root R comm P [nranks=N] "
-                             "stream P\", a datatype 0-11)" +
-                             also,
+        throw InputError(DescribeBadNcclLines(bad),
                          "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL output, or JSON (" +
                              std::string(DOC) + ")");
     }

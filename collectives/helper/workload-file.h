@@ -4,6 +4,7 @@
 #ifndef WORKLOAD_FILE_H
 #define WORKLOAD_FILE_H
 
+#include "ns3/collective-op.h"
 #include "ns3/step-graph.h"
 
 #include <cstdint>
@@ -60,12 +61,15 @@ class WorkloadFile
 
     /**
      * Read a workload: Chakra traces when <path>.0.et exists (ChakraTrace, with the process
-     * groups of commGroups), per-rank JSON when <path>.0.json does, else a file: JSON when its
-     * first character (after blanks) is '{', else an NCCL log.
+     * groups of commGroups), per-rank JSON when <path>.0.json does, NCCL logs of every rank
+     * when <path>.0.log does (NcclJobLog), else a file: JSON when its first character (after
+     * blanks) is '{', else an NCCL log: with wholeJob every process's calls (NcclJobLog),
+     * without the first process's (ParseNcclLog).
      */
     static Workload Read(const std::string& path,
                          const Hardware& hardware,
-                         const std::string& commGroups = "");
+                         const std::string& commGroups = "",
+                         bool wholeJob = false);
     static Workload ParseJson(const std::string& text,
                               const std::string& file,
                               const Hardware& hardware);
@@ -82,6 +86,50 @@ class WorkloadFile
     static Workload ParseNcclLog(const std::string& text,
                                  const std::string& file,
                                  const Hardware& hardware);
+
+    /// What a line of an NCCL log is to ParseNcclCall.
+    enum NcclLine
+    {
+        NOT_A_CALL, //!< another line (bootstrap, transport, init)
+        CALL,       //!< a collective or point-to-point call
+        MALFORMED,  //!< starts like a call but does not parse
+    };
+
+    /// A call's line: "<host>:<pid>:<tid> [<dev>] NCCL INFO <Op>: opCount ... stream <p>".
+    struct NcclCall
+    {
+        std::string process; //!< host:pid
+        std::string name;    //!< AllReduce, Send, ...
+        std::string opCount; //!< hexadecimal, as printed
+        CollectiveOp op{CollectiveOp::ALL_REDUCE};
+        uint64_t bytes{0};  //!< count x the datatype's size
+        std::string root;   //!< the root field's digits: a Send's or Recv's peer
+        std::string comm;   //!< the communicator's pointer in its process
+        uint32_t nRanks{0}; //!< [nranks=N]
+        std::string stream; //!< the CUDA stream's pointer
+    };
+
+    /**
+     * Read a line of an NCCL log (NCCL 2.30's enqueue.cc format string).
+     * \param line the line
+     * \param file the log, for errors \param number the line's number
+     * \param call set when the line is a call
+     * \return what the line is
+     * \throw InputError when a number of a call is out of range
+     */
+    static NcclLine ParseNcclCall(const std::string& line,
+                                  const std::string& file,
+                                  uint64_t number,
+                                  NcclCall& call);
+    /// A number of an NCCL log line, in [lo, hi] (else an InputError naming the place).
+    static uint64_t ParseNcclNumber(const std::string& digits,
+                                    uint64_t lo,
+                                    uint64_t hi,
+                                    const std::string& file,
+                                    uint64_t line,
+                                    const std::string& field);
+    /// The error of malformed call lines: the first place ("file:line") and up to five more.
+    static std::string DescribeBadNcclLines(const std::vector<std::string>& places);
 
     /// NCCL's ncclDataType_t sizes in bytes (nccl.h: int8 .. bfloat16, fp8e4m3, fp8e5m2), 0
     /// for an unknown value.

@@ -116,7 +116,7 @@ TEST(WorkloadFile, MalformedCollectiveLinesAreNamedByNumber)
                              "count 8 datatype 42 op 0 root 0 comm 0xa [nranks=4] stream 0xb\n";
     const std::string e = ErrorOf([&] { WorkloadFile::ParseNcclLog(text, "job.log", {}); });
     EXPECT_EQ(e.rfind("job.log:3: not an NCCL collective line", 0), 0U) << e;
-    EXPECT_NE(e.find("also line 5"), std::string::npos) << e;
+    EXPECT_NE(e.find("also job.log:5"), std::string::npos) << e;
     EXPECT_EQ(ErrorOf([&] {
                   WorkloadFile::ParseNcclLog("nothing here\n", "x.log", {});
               }).rfind("x.log: no NCCL collective line", 0),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""training-step --mode=job --workload=PREFIX: Chakra execution traces, one per GPU, replayed
-as a whole job.
+"""training-step --mode=job: every GPU's trace replayed as a whole job: Chakra execution traces
+(--workload=PREFIX, PREFIX.<rank>.et), per-rank JSON (PREFIX.<rank>.json) and the NCCL log of
+every process (one file, or PREFIX.<rank>.log).
 
 The traces are written here by protoc (--encode, from chakra/et.proto: Chakra's field numbers),
 not by the simulator, each file a GlobalMetadata and Nodes behind their varint lengths, as
@@ -17,11 +18,15 @@ sends 4 MiB to GPU 2 after its forward pass.
   reduce-scatter (one per DP group) is 16 MiB per GPU; the memory loads are counted in a note.
 - The same traces again give the same summary; the same job written as per-rank JSON (one
   file per GPU, docs/workload-format.md) gives the same step.
+- The job's collectives as NCCL logs them (NCCL 2.30's format strings; a world communicator
+  and TP and DP ones split from it) run back to back on each GPU: at least the DP all-reduce's
+  and reduce-scatter's line-rate time, at most 25 % above it; the same lines as a log per rank
+  give the same step.
 - Mistakes are exit 2 with one line naming the file and node (or byte): a file cut short, a
   process group no file declares, GPUs that disagree on a collective's size, and traces
   outside --mode=job.
 
-usage: training-step-chakra.py WORKDIR BINARY
+usage: training-step-traces.py WORKDIR BINARY
 """
 
 import json
@@ -142,6 +147,44 @@ def write_json(folder):
     return os.path.join(folder, "job")
 
 
+def nccl_lines(r):
+    """GPU r's lines: its communicators' Init COMPLETE lines, then its calls on one stream."""
+    who = f"node{r // 2}:{100 + r}:{200 + r} [{r % 2}] NCCL INFO "
+    world, tp, dp = f"0x{r}1", f"0x{r}2", f"0x{r}3"
+    lines = [
+        f"{who}ncclCommInitRank comm {world} rank {r} nranks 4 cudaDev {r % 2} nvmlDev {r % 2} "
+        "busId 1b000 commId 0x5eed - Init COMPLETE",
+        f"{who}ncclCommSplit comm {tp} rank {r % 2} nranks 2 cudaDev {r % 2} nvmlDev {r % 2} "
+        f"busId 1b000 parent {world} splitCount 1 color {r // 2} key {r} - Init COMPLETE",
+        f"{who}ncclCommSplit comm {dp} rank {r // 2} nranks 2 cudaDev {r % 2} nvmlDev {r % 2} "
+        f"busId 1b000 parent {world} splitCount 2 color {r % 2} key {r} - Init COMPLETE",
+    ]
+
+    def call(op, comm, n, count, root=0):
+        lines.append(f"{who}{op}: opCount 0 sendbuff 0x1 recvbuff 0x2 count {count} datatype 7 "
+                     f"op 0 root {root} comm {comm} [nranks={n}] stream 0x{r}9")
+    call("AllGather", tp, 2, MiB // 4)
+    call("AllReduce", dp, 2, AR_BYTES // 4)
+    call("ReduceScatter", dp, 2, RS_BYTES // 8)
+    if r == 0:
+        call("Send", world, 4, MiB, root=2)
+    if r == 2:
+        call("Recv", world, 4, MiB, root=0)
+    return lines
+
+
+def write_logs(folder):
+    """The job's log, every process in one file (job.log), and a log per rank (job.<r>.log)."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "job.log"), "w") as f:
+        for r in (2, 0, 3, 1):
+            f.write("\n".join(nccl_lines(r)) + "\n")
+    for r in range(4):
+        with open(os.path.join(folder, f"job.{r}.log"), "w") as f:
+            f.write("\n".join(nccl_lines(r)) + "\n")
+    return os.path.join(folder, "job.log"), os.path.join(folder, "job")
+
+
 def run(binary, cwd, name, prefix, groups, extra=()):
     out = os.path.join(cwd, name)
     groups = [f"--commGroups={groups}"] if groups else []
@@ -201,6 +244,21 @@ def main():
             problems.append(f"per-rank JSON {f['fabric']}: step {f['step_s']}, Chakra {chakra}")
     if js.get("workload", {}).get("format") != "per-rank json" or len(js.get("fabrics", [])) != 2:
         problems.append(f"per-rank JSON: {js.get('workload')}, {len(js.get('fabrics', []))} rows")
+
+    # The NCCL log of every process: collectives only, back to back on each GPU.
+    one, per_rank = write_logs(os.path.join(cwd, "logs"))
+    _, log = run(binary, cwd, "log", one, None)
+    comm_floor = (AR_BYTES + RS_BYTES / 2) * 8 / RATE
+    for f in log.get("fabrics", []):
+        print(f"log {f['fabric']}: step {f['step_s'] * 1e3:.3f} ms, floor {comm_floor * 1e3:.3f} ms")
+        if not comm_floor <= f["step_s"] <= 1.25 * comm_floor or f["compute_s"] != 0:
+            problems.append(f"NCCL log {f['fabric']}: step {f['step_s']}, compute "
+                            f"{f['compute_s']}, expected {comm_floor} to 1.25x that")
+    _, logs = run(binary, cwd, "logs", per_rank, None)
+    if [f["step_s"] for f in logs.get("fabrics", [])] != [f["step_s"] for f in log["fabrics"]]:
+        problems.append("a log per rank gave another step than one log of every process")
+    if len(log.get("fabrics", [])) != 2:
+        problems.append(f"NCCL log: {len(log.get('fabrics', []))} fabrics")
 
     base = ["--mode=job", "--gpusPerNode=2", "--fabric=roce"]
     cut, _ = write_traces(os.path.join(cwd, "cut"), rank_nodes, cut=(1, 40))
