@@ -220,3 +220,32 @@ TEST(ChakraTrace, TwoRanksBecomeOneStep)
                   .find("t.0.et: cannot be read"),
               std::string::npos);
 }
+
+TEST(ChakraTrace, UnknownNodesAndTypesAreNamed)
+{
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("chakra-bad-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string prefix = (dir / "t").string();
+    const auto errorOf = [&prefix](const std::vector<std::string>& nodes) {
+        std::ofstream(prefix + ".0.et", std::ios::binary) << File(nodes);
+        return std::string(InputErrorOf([&prefix]() { ChakraTrace::Read(prefix, "", 8); }).what());
+    };
+    EXPECT_NE(errorOf({NodeBytes(1, "fwd", 4, 10, {7})})
+                  .find("t.0.et: node 1 (fwd): depends on node 7, which the file does not have"),
+              std::string::npos);
+    EXPECT_NE(errorOf({NodeBytes(2, "odd", 12, 10, {})}).find("t.0.et: node 2 (odd): node type 12"),
+              std::string::npos);
+    EXPECT_NE(errorOf({NodeBytes(3, "a", 4, 1, {4}), NodeBytes(4, "b", 4, 1, {3})})
+                  .find("its dependencies come back to it (a cycle)"),
+              std::string::npos);
+    EXPECT_NE(
+        errorOf(
+            {NodeBytes(5, "g", 7, 0, {}, IntAttr("comm_type", 9, 3) + IntAttr("comm_size", 9, 8))})
+            .find("t.0.et: node 5 (g): comm_type 3 is not modelled"),
+        std::string::npos);
+    EXPECT_NE(errorOf({NodeBytes(6, "s", 7, 0, {}, IntAttr("comm_type", 9, 0))})
+                  .find("t.0.et: node 6 (s): no integer attribute comm_size"),
+              std::string::npos);
+    std::filesystem::remove_all(dir);
+}
