@@ -77,12 +77,6 @@ PerRankTrace::AddCommunicator(const Communicator& c, const std::string& where)
     }
 }
 
-bool
-PerRankTrace::HasCommunicator(const std::string& name) const
-{
-    return m_commByName.count(name) > 0;
-}
-
 void
 PerRankTrace::SetOps(uint32_t gpu, std::vector<Op> ops)
 {
@@ -97,9 +91,9 @@ PerRankTrace::Assemble() const
     // (sender, receiver, its k-th between them).
     std::vector<Unit> units;
     std::vector<std::vector<uint32_t>> unitOf(m_nGpus);
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> collectives;            // (comm, k) -> unit
-    std::map<std::tuple<uint32_t, uint32_t, bool, uint32_t>, uint32_t> calls; // per GPU
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> transfers;   // (from, to, k)
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> collectives;          // (comm, k) -> unit
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> calls;                // (comm, gpu) -> k
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> transfers; // (from, to, k)
     std::map<std::tuple<uint32_t, uint32_t, bool>, uint32_t> transferCalls;
     std::map<std::string, uint32_t> streams; // 0 is compute
     const auto streamId = [&streams](const std::string& name) {
@@ -128,7 +122,7 @@ PerRankTrace::Assemble() const
                                          "\", which does not hold it",
                                      "a communicator of the GPU");
                 }
-                const uint32_t k = calls[{c->second, 0, false, g}]++;
+                const uint32_t k = calls[{c->second, g}]++;
                 unit = collectives.try_emplace({c->second, k}, unit).first->second;
             }
             else if (o.peer >= 0)

@@ -67,8 +67,6 @@ class PerRankTrace
      * \throw InputError naming `where` when it breaks those rules
      */
     void AddCommunicator(const Communicator& c, const std::string& where);
-    /// Whether a communicator of that name was declared.
-    bool HasCommunicator(const std::string& name) const;
 
     /**
      * A GPU's trace.
