@@ -117,7 +117,8 @@ TEST(ProtoWire, VarintsZigzagAndFixedValues)
     EXPECT_EQ(ProtoWire::Unzigzag(2), 1);
     EXPECT_EQ(ProtoWire::Unzigzag(3), -2);
     // Cut short: the place is the byte where the value ends early.
-    ProtoWire cut(Key(1, 2) + Varint(10) + "abc", "f.et", 100);
+    const std::string shortBytes = Key(1, 2) + Varint(10) + "abc"; // the reader keeps a view
+    ProtoWire cut(shortBytes, "f.et", 100);
     ASSERT_TRUE(cut.Next(field, type));
     EXPECT_NE(std::string(InputErrorOf([&cut]() { cut.Bytes(); }).what())
                   .find("f.et: byte 102: a length of 10 bytes where 3 are left"),
