@@ -78,35 +78,31 @@ ProtoWire::Bytes()
 }
 
 uint64_t
-ProtoWire::Fixed64()
+ProtoWire::Fixed(uint32_t bytes)
 {
-    if (m_bytes.size() - m_pos < 8)
+    if (m_bytes.size() - m_pos < bytes)
     {
-        Fail("an 8-byte value cut short");
+        Fail("a " + std::to_string(bytes) + "-byte value cut short");
     }
     uint64_t v = 0;
-    for (uint32_t i = 0; i < 8; ++i)
+    for (uint32_t i = 0; i < bytes; ++i)
     {
         v |= uint64_t(static_cast<uint8_t>(m_bytes[m_pos + i])) << (8 * i);
     }
-    m_pos += 8;
+    m_pos += bytes;
     return v;
+}
+
+uint64_t
+ProtoWire::Fixed64()
+{
+    return Fixed(8);
 }
 
 uint32_t
 ProtoWire::Fixed32()
 {
-    if (m_bytes.size() - m_pos < 4)
-    {
-        Fail("a 4-byte value cut short");
-    }
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < 4; ++i)
-    {
-        v |= uint32_t(static_cast<uint8_t>(m_bytes[m_pos + i])) << (8 * i);
-    }
-    m_pos += 4;
-    return v;
+    return static_cast<uint32_t>(Fixed(4));
 }
 
 void

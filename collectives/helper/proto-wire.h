@@ -67,6 +67,8 @@ class ProtoWire
     static int64_t Unzigzag(uint64_t v);
 
   private:
+    /// A little-endian value of `bytes` bytes (I32, I64).
+    uint64_t Fixed(uint32_t bytes);
     /// Throw an InputError: what, at the current offset.
     [[noreturn]] void Fail(const std::string& what) const;
 

@@ -28,7 +28,6 @@ struct Unit
     std::vector<std::pair<uint32_t, uint32_t>> members;
     uint32_t stream{0}; //!< its stream on every GPU
     uint32_t atHead{0}; //!< members whose (gpu, stream) sequence it heads
-    bool emitted{false};
 };
 
 std::string
@@ -234,7 +233,6 @@ PerRankTrace::Assemble() const
         ready.pop();
         idOf[unit] = order.size();
         order.push_back(unit);
-        units[unit].emitted = true;
         for (const auto& [g, i] : units[unit].members)
         {
             std::deque<uint32_t>& seq = sequences[{g, units[unit].stream}];

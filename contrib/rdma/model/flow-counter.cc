@@ -6,25 +6,10 @@
 
 #include "ib-opcode.h"
 
+#include "ns3/split-mix64.h"
+
 namespace ns3
 {
-
-namespace
-{
-
-/// MurmurHash3's 64-bit finaliser: every input bit affects every output bit.
-uint64_t
-Mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
-} // namespace
 
 bool
 FlowCounter::CarriesData(uint8_t opcode)
@@ -41,7 +26,10 @@ FlowCounter::Count(uint32_t src, uint32_t dst, const uint8_t* bth)
         return;
     }
     const uint32_t qp = (uint32_t(bth[5]) << 16) | (uint32_t(bth[6]) << 8) | bth[7];
-    const uint64_t key = Mix((uint64_t(src) << 32 | dst) ^ Mix(qp));
+    // Two SplitMix64 steps: the addresses, then the queue pair.
+    uint64_t state = uint64_t(src) << 32 | dst;
+    state = SplitMix64(state) ^ qp;
+    const uint64_t key = SplitMix64(state);
     if (m_any && key == m_last)
     {
         return;
