@@ -8,6 +8,7 @@
 #include "step-presets.h"
 
 #include "ns3/atomic-file.h"
+#include "ns3/attribute-defaults.h"
 #include "ns3/cluster-placement.h"
 #include "ns3/gnuplot-script.h"
 #include "ns3/ib-routing.h"
@@ -405,10 +406,16 @@ TrainingJobs::Plot(const RunOutput& out) const
 std::string
 TrainingJobs::Routing() const
 {
-    // OpenSM's engine as the --ns3::IbRouting::Engine default left it; RoCEv2 switches hash.
-    return m_fabric.GetFabric() == "ib"
-               ? IbRouting::GetEngineName(CreateObject<IbRouting>()->GetEngine())
-               : "ECMP";
+    // OpenSM's engine as the --ns3::IbRouting::Engine default left it, and whether the
+    // switches route adaptively on top of its LFTs; RoCEv2 switches hash.
+    if (m_fabric.GetFabric() != "ib")
+    {
+        return "ECMP";
+    }
+    const std::string engine = IbRouting::GetEngineName(CreateObject<IbRouting>()->GetEngine());
+    return AttributeDefaults::Get("ns3::IbSwitch::AdaptiveRouting") == "true"
+               ? engine + " + adaptive"
+               : engine;
 }
 
 std::string
