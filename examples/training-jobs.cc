@@ -56,6 +56,9 @@ main(int argc, char* argv[])
     FabricRunOptions fabricOpts;
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
+    // Partitions emulated in one process (not yet across MPI processes: the link report and
+    // the packet balance are not merged).
+    fabricOpts.AllowPartitions(false);
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     cluster.ApplyOptions(opts);

@@ -59,6 +59,9 @@ main(int argc, char* argv[])
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
     fabricOpts.AllowTcp();
+    // --mode=job's one fabric, split into partitions emulated in one process (not yet across
+    // MPI processes: the link report and the packet balance are not merged).
+    fabricOpts.AllowPartitions(false);
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     step.ApplyOptions(opts, fabricOpts); // and reads --workload
@@ -110,6 +113,10 @@ main(int argc, char* argv[])
     step.WriteJson(j);
     j["fabrics"] = fabrics.ToJson();
     j["plot"] = plot;
+    if (fabricOpts.IsSplit())
+    {
+        j["partitions"] = fabricOpts.SplitJson(fabrics.GetRemoteEvents(), fabrics.GetLookahead());
+    }
     out.RecordRunFigures(fabrics.GetEvents(),
                          fabrics.GetPacketHops(),
                          Seconds(fabrics.GetSimulatedSeconds()),

@@ -27,14 +27,27 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
     m_ib.AddOptions(opts);
     if (m_partitionsAllowed)
     {
-        m_split.AddOptions(opts);
+        m_split.AddOptions(opts, m_processesAllowed);
     }
 }
 
 void
-FabricRunOptions::AllowPartitions()
+FabricRunOptions::AllowPartitions(bool processes)
 {
     m_partitionsAllowed = true;
+    m_processesAllowed = processes;
+}
+
+bool
+FabricRunOptions::IsSplit() const
+{
+    return m_split.IsSplit();
+}
+
+nlohmann::json
+FabricRunOptions::SplitJson(uint64_t remoteEvents, Time lookahead) const
+{
+    return m_split.ToJson(remoteEvents, lookahead);
 }
 
 void
@@ -166,6 +179,12 @@ void
 FabricRunOptions::Partition(FabricTopology& topology) const
 {
     m_split.Partition(topology);
+}
+
+void
+FabricRunOptions::StartSplit() const
+{
+    m_split.Start();
 }
 
 const std::vector<std::string>&

@@ -49,8 +49,14 @@ class FabricRunOptions
     void SetCcOnRoceOnly();
     /// Accept --fabric=tcp (collectives over TCP sockets on the Ethernet fabric).
     void AllowTcp();
-    /// Offer --partitions (before AddOptions); the program then calls Partition.
-    void AllowPartitions();
+    /// Offer --partitions (before AddOptions); the program then calls Partition. Without
+    /// `processes`, only emulated in one process: started as several, the program refuses.
+    void AllowPartitions(bool processes = true);
+    /// Whether --partitions (or a launcher) split the run.
+    bool IsSplit() const;
+    /// Of a split run whose simulations ended: summary.json's "partitions"
+    /// (SplitRunOptions::ToJson).
+    nlohmann::json SplitJson(uint64_t remoteEvents, Time lookahead) const;
     /**
      * Apply them after Parse and check them (exit 2 on a mistake).
      * \param opts the parsed options (with a "linkRate" option)
@@ -84,6 +90,9 @@ class FabricRunOptions
      * (docs/distributed.md). Call it before the fabric is built.
      */
     void Partition(FabricTopology& topology) const;
+    /// Split the simulation of a fabric built from a partitioned topology, when --partitions
+    /// (SplitRunOptions::Start; Install does it too): for programs that do not Install.
+    void StartSplit() const;
     /// Lines to print about the set-up ("# ...").
     const std::vector<std::string>& GetLines() const;
 
@@ -111,7 +120,8 @@ class FabricRunOptions
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
-    SplitRunOptions m_split; //!< --partitions, or the MPI processes
+    bool m_processesAllowed{false}; //!< AllowPartitions' `processes`
+    SplitRunOptions m_split;        //!< --partitions, or the MPI processes
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

@@ -9,6 +9,7 @@
 #include "step-collective-timer.h"
 
 #include "ns3/abort.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -72,7 +73,16 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
 {
     StepCollectiveTimer::SelectCongestionControl(m_cluster.congestionControl);
     {
-        FabricInstance fabric(m_cluster.builder.Build(), m_cluster.seed, m_cluster.fabric);
+        FabricTopology topology = m_cluster.builder.Build();
+        if (m_cluster.split)
+        {
+            m_cluster.split->Partition(topology);
+        }
+        FabricInstance fabric(topology, m_cluster.seed, m_cluster.fabric);
+        if (m_cluster.split)
+        {
+            m_cluster.split->StartSplit();
+        }
         if (!alone)
         {
             fabric.GetFabric().CountFlows(); // for the link report: ECMP's spread of flows
@@ -131,6 +141,11 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                                                    Simulator::Now().GetSeconds());
         }
         m_events += Simulator::GetEventCount();
+        if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
+        {
+            m_remoteEvents += impl->GetRemoteEventCount();
+            m_lookahead = TimeStep(static_cast<int64_t>(impl->GetLookahead()));
+        }
         m_packetHops += fabric.GetFabric().GetPacketHops();
         m_simulatedSeconds += Simulator::Now().GetSeconds();
     }
@@ -165,6 +180,18 @@ uint64_t
 JobMix::GetEvents() const
 {
     return m_events;
+}
+
+uint64_t
+JobMix::GetRemoteEvents() const
+{
+    return m_remoteEvents;
+}
+
+Time
+JobMix::GetLookahead() const
+{
+    return m_lookahead;
 }
 
 uint64_t

@@ -5,6 +5,7 @@
 #ifndef JOB_MIX_H
 #define JOB_MIX_H
 
+#include "fabric-run-options.h"
 #include "job-executor.h"
 #include "nccl-communicator.h"
 
@@ -44,6 +45,10 @@ class JobMix
         NcclCommunicator::Config nccl; //!< The communicators' settings.
         /// ns3::RdmaEngine::CongestionControl of the runs ("": as configured).
         std::string congestionControl;
+        /// The program's fabric options, whose --partitions splits every run
+        /// (docs/distributed.md; each collective then learns of its ranks' ends one lookahead
+        /// late, NcclCommunicator::Start), or nullptr.
+        const FabricRunOptions* split{nullptr};
     };
 
     /// One job.
@@ -112,6 +117,10 @@ class JobMix
     const LinkReport* GetLinkReport() const;
     /// Simulator events of every run.
     uint64_t GetEvents() const;
+    /// Every split run's events between partitions (FabricSimulatorImpl::GetRemoteEventCount)
+    /// and its windows (0 when not split).
+    uint64_t GetRemoteEvents() const;
+    Time GetLookahead() const;
     /// Packet hops of every run.
     uint64_t GetPacketHops() const;
     /// Simulated seconds of every run.
@@ -130,6 +139,8 @@ class JobMix
     std::unique_ptr<LinkReport> m_links; //!< The links over the together run.
     uint64_t m_events{0};                //!< Every run's events.
     uint64_t m_packetHops{0};            //!< Every run's packet hops.
+    uint64_t m_remoteEvents{0};          //!< Every split run's across partitions.
+    Time m_lookahead{0};                 //!< A split run's windows.
     double m_simulatedSeconds{0};        //!< Every run's simulated time.
 };
 

@@ -7,6 +7,7 @@
 #include "ns3/bus-bandwidth.h"
 #include "ns3/channel-split.h"
 #include "ns3/ecmp-route-table.h"
+#include "ns3/fabric-simulator-impl.h"
 #include "ns3/fabric-topology.h"
 #include "ns3/log.h"
 #include "ns3/nvlink-connection.h"
@@ -235,11 +236,30 @@ NcclCommunicator::Start(const Request& request, DoneCallback done)
     m_running = true;
     m_ranksLeft = GetNRanks();
     const GpuRank::OpConfig config = OpConfig(request.op, algorithm, protocol, m_result.opIndex);
+    const bool split = FabricSimulatorImpl::IsSplit();
+    NS_ABORT_MSG_IF(split && Simulator::GetContext() != Simulator::NO_CONTEXT,
+                    "NcclCommunicator::Start: in a split run, from a node's event (node "
+                        << Simulator::GetContext() << "); it must run in every process");
+    if (split && m_notices == UINT32_MAX)
+    {
+        m_notices = FabricSimulatorImpl::Running()->AddNoticeHandler(
+            [this](uint64_t, Time when) { RankFinished(when); });
+    }
     for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        m_ranks[r]->Start(std::make_shared<const RankProgram>(programs[r]),
-                          config,
-                          MakeCallback(&NcclCommunicator::RankDone, this));
+        auto program = std::make_shared<const RankProgram>(programs[r]);
+        const GpuRank::DoneCallback rankDone = MakeCallback(&NcclCommunicator::RankDone, this);
+        if (!split)
+        {
+            m_ranks[r]->Start(program, config, rankDone);
+            continue;
+        }
+        // In the rank's node, so in its own process (the others drop the event).
+        Ptr<GpuRank> rank = m_ranks[r];
+        Simulator::ScheduleWithContext(
+            rank->GetNode()->GetId(),
+            Time(0),
+            [rank, program, config, rankDone]() { rank->Start(program, config, rankDone); });
     }
 }
 
@@ -250,15 +270,27 @@ NcclCommunicator::IsRunning() const
 }
 
 void
-NcclCommunicator::RankDone(uint32_t, uint32_t opIndex)
+NcclCommunicator::RankDone(uint32_t rank, uint32_t opIndex)
 {
     NS_ASSERT(m_running && opIndex == m_result.opIndex);
+    if (m_notices != UINT32_MAX)
+    {
+        FabricSimulatorImpl::Running()->Announce(m_notices, rank);
+        return;
+    }
+    RankFinished(Simulator::Now());
+}
+
+void
+NcclCommunicator::RankFinished(Time when)
+{
+    NS_ASSERT(m_running);
     if (--m_ranksLeft > 0)
     {
         return;
     }
     m_running = false;
-    m_result.end = Simulator::Now();
+    m_result.end = when; // notices run in time order: the last rank's
     if (!m_done.IsNull())
     {
         m_done(m_result);

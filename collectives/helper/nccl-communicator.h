@@ -118,8 +118,15 @@ class NcclCommunicator
     static uint32_t DefaultChannels(const GpuLayout& layout);
     static uint32_t DefaultChannels(uint32_t gpusPerNode, uint32_t nicsPerNode);
 
-    /// Start a collective on every rank now; done is called when the last rank finished.
-    /// Collectives run one after another: starting one before the last finished aborts.
+    /**
+     * Start a collective on every rank now; done is called when the last rank finished.
+     * Collectives run one after another: starting one before the last finished aborts.
+     *
+     * In a split run (docs/distributed.md) Start must run in a global event (every process
+     * runs it): each rank starts in its node's context, so in its own process; each announces
+     * its end to every process (FabricSimulatorImpl::Announce), and done runs in every process
+     * one lookahead after the last rank finished, with the result's end at that finish.
+     */
     void Start(const Request& request, DoneCallback done);
     bool IsRunning() const;
 
@@ -155,6 +162,8 @@ class NcclCommunicator
     void Connect(uint32_t channel, uint32_t src, uint32_t dst);
     Ptr<TcpHostStack> HostStack(uint32_t rank);
     void RankDone(uint32_t rank, uint32_t opIndex);
+    /// A rank finished at `when` (in a split run: the notice of it, in every process).
+    void RankFinished(Time when);
 
     const RdmaFabric& m_fabric;
     const FabricTopology& m_topology;
@@ -175,6 +184,8 @@ class NcclCommunicator
     bool m_running{false};
     uint32_t m_nextOp{0};
     uint32_t m_ranksLeft{0};
+    /// In a split run: the channel of the ranks' notices (UINT32_MAX until the first Start).
+    uint32_t m_notices{UINT32_MAX};
     Result m_result;
     DoneCallback m_done;
 };

@@ -170,6 +170,8 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
     m_events += mix.GetEvents();
     m_packetHops += mix.GetPacketHops();
     m_simulatedSeconds += mix.GetSimulatedSeconds();
+    m_remoteEvents += mix.GetRemoteEvents();
+    m_lookahead = mix.GetLookahead();
     return AddRow(row, out);
 }
 
@@ -371,6 +373,18 @@ uint64_t
 StepFabricComparison::GetPacketHops() const
 {
     return m_packetHops;
+}
+
+uint64_t
+StepFabricComparison::GetRemoteEvents() const
+{
+    return m_remoteEvents;
+}
+
+Time
+StepFabricComparison::GetLookahead() const
+{
+    return m_lookahead;
 }
 
 double

@@ -120,6 +120,9 @@ class StepFabricComparison
     uint64_t GetPacketHops() const;
     /// Simulated seconds of every fabric's runs.
     double GetSimulatedSeconds() const;
+    /// Events between partitions of every split run (Measure), and their windows.
+    uint64_t GetRemoteEvents() const;
+    ns3::Time GetLookahead() const; // ns3::Time: this class's Time() hides it
 
   private:
     /// Print a timed row, or an interrupted one; keep it. \return whether it has a step
@@ -134,6 +137,8 @@ class StepFabricComparison
     uint64_t m_events{0};
     uint64_t m_packetHops{0};
     double m_simulatedSeconds{0};
+    uint64_t m_remoteEvents{0};
+    ns3::Time m_lookahead{0};
 };
 
 } // namespace ns3

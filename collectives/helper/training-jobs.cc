@@ -161,6 +161,7 @@ TrainingJobs::Load(const std::string& path)
     c.nccl.generation = StepPresets::GetGeneration(m_gpu);
     c.congestionControl =
         c.fabric == "roce" ? RdmaCcHelper::TypeName(m_fabric.GetCc().GetName()) : "ns3::RdmaCcNone";
+    c.split = &m_fabric;
     m_mix = std::make_unique<JobMix>(c);
     for (const JobMix::Job& job : jobs)
     {
@@ -454,6 +455,10 @@ TrainingJobs::TimesOf(size_t j) const
 void
 TrainingJobs::WriteJson(nlohmann::json& j) const
 {
+    if (m_fabric.IsSplit())
+    {
+        j["partitions"] = m_fabric.SplitJson(m_mix->GetRemoteEvents(), m_mix->GetLookahead());
+    }
     j["cluster"] = m_cluster.TopologyJson(*m_builder, m_topology);
     j["cluster"]["gpus_per_node"] = m_gpusPerNode;
     j["cluster"]["gpu"] = m_gpu;

@@ -103,6 +103,12 @@ TrainingStepOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric
                              "fabrics only",
                              "--fabric=roce, ib or roce,ib, or --mode=packet for TCP");
         }
+        if (fabric.IsSplit() && !IsJob())
+        {
+            throw InputError("--partitions with --mode=" + m_mode +
+                                 ": it splits the one fabric of the whole job",
+                             "--mode=job with --partitions");
+        }
         Check();
         Load();
     }
@@ -387,6 +393,7 @@ TrainingStepOptions::GetJobCluster(const std::string& fabric,
     cluster.seed = seed;
     cluster.nccl.generation = StepPresets::GetGeneration(m_gpu);
     cluster.congestionControl = GetCluster(fabric, fabricOpts, seed).congestionControl;
+    cluster.split = &fabricOpts;
     return cluster;
 }
 

@@ -10,6 +10,7 @@
  * NICs with data-parallel traffic.
  */
 
+#include "../kernel/use-tie-break.h"
 #include "small-llama.h"
 
 #include "ns3/compute-jitter.h"
@@ -19,6 +20,7 @@
 #include "ns3/per-rank-trace.h"
 #include "ns3/rail-optimized-builder.h"
 #include "ns3/simulator.h"
+#include "ns3/split-run-options.h"
 #include "ns3/step-collective-timer.h"
 #include "ns3/step-executor.h"
 #include "ns3/transformer-step-builder.h"
@@ -29,6 +31,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -57,13 +60,14 @@ struct Times
 
 /// The whole job on one fabric: (the step's time, instances, instances finished); with
 /// timeline, the Trace Event JSON of GPUs 0 and 7; with times, what each operation and
-/// communicator took.
+/// communicator took; with partitions, split into that many, emulated in this process.
 std::tuple<StepExecutor::Result, uint64_t, uint64_t>
 RunWholeJob(const StepGraph& g,
             const JobGraph::Layout& layout,
             std::string* timeline = nullptr,
             const ComputeJitter& jitter = ComputeJitter(),
-            Times* times = nullptr)
+            Times* times = nullptr,
+            uint32_t partitions = 0)
 {
     const uint32_t nodes = layout.tp * layout.pp * layout.dp / GPUS_PER_NODE;
     RailOptimizedBuilder builder(nodes, GPUS_PER_NODE);
@@ -71,8 +75,19 @@ RunWholeJob(const StepGraph& g,
     StepExecutor::Result r;
     uint64_t instances = 0;
     uint64_t finished = 0;
+    std::optional<UseTieBreak> split;
     {
-        FabricInstance fabric(builder.Build(), 1, "roce");
+        FabricTopology topology = builder.Build();
+        if (partitions > 0)
+        {
+            split.emplace(FabricSimulatorImpl::SOURCE);
+            topology.AssignPartitions(partitions);
+        }
+        FabricInstance fabric(topology, 1, "roce");
+        if (partitions > 0)
+        {
+            EXPECT_TRUE(SplitRunOptions::StartPartitions(nullptr));
+        }
         const JobGraph job(g, layout);
         JobExecutor exec(job,
                          fabric.GetFabric(),
@@ -92,6 +107,11 @@ RunWholeJob(const StepGraph& g,
         }
         instances = exec.GetNInstances();
         finished = exec.GetNFinished();
+        if (partitions > 1)
+        {
+            // The split is real: frames crossed between partitions.
+            EXPECT_GT(FabricSimulatorImpl::Running()->GetRemoteEventCount(), 0U) << partitions;
+        }
         if (times)
         {
             times->ops = exec.GetOperationTimes();
@@ -290,6 +310,44 @@ TEST(JobExecutorScenario, PerRankTracesOfAStepRunAsTheStepItself)
     EXPECT_NEAR(traced.stepSeconds, expanded.stepSeconds, 1e-9)
         << "traced " << traced.stepSeconds << " s, expanded " << expanded.stepSeconds << " s";
     EXPECT_NEAR(traced.mean.compute, expanded.mean.compute, 1e-9);
+}
+
+TEST(JobExecutorScenario, OneTwoOrFourPartitionsRunTheSameStepALookaheadPerCollectiveLate)
+{
+    // Split across partitions, every process learns of a collective's end from its ranks'
+    // notices, one lookahead (the shortest cable, 1 us) after the last rank finished: 1, 2 and
+    // 4 partitions run the same step, to the nanosecond, later than unsplit by no more than a
+    // lookahead per collective of the step (a chain of dependencies, in the step's order,
+    // meets each at most once).
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    const JobGraph::Layout layout{c.tp, c.pp, c.dp, c.ep};
+    Times unsplitTimes;
+    const auto [unsplit, n, nDone] =
+        RunWholeJob(g, layout, nullptr, ComputeJitter(), &unsplitTimes);
+    ASSERT_EQ(nDone, n);
+    uint32_t collectives = 0;
+    for (const StepGraph::Op& o : g.GetOps())
+    {
+        collectives += o.comm >= 0;
+    }
+    ASSERT_GT(collectives, 10U);
+    std::vector<double> steps;
+    std::vector<std::vector<double>> ends;
+    for (uint32_t partitions : {1U, 2U, 4U})
+    {
+        const auto [r, instances, finished] =
+            RunWholeJob(g, layout, nullptr, ComputeJitter(), nullptr, partitions);
+        EXPECT_EQ(finished, instances) << partitions;
+        steps.push_back(r.stepSeconds);
+        ends.push_back(r.end);
+    }
+    EXPECT_EQ(steps[1], steps[0]);
+    EXPECT_EQ(steps[2], steps[0]);
+    EXPECT_EQ(ends[1], ends[0]);
+    EXPECT_EQ(ends[2], ends[0]);
+    EXPECT_GT(steps[0], unsplit.stepSeconds);
+    EXPECT_LE(steps[0], unsplit.stepSeconds + collectives * 1e-6) << collectives << " collectives";
 }
 
 TEST(JobExecutorScenario, EachCollectivesInstancesAddUpToItsCommunicatorsTime)

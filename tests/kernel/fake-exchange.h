@@ -11,7 +11,8 @@
 
 /**
  * One process of a split run without MPI, for tests: rank `rank` of `size`; nothing arrives,
- * the windows need no agreement, Gather returns this process's text alone and Max its value.
+ * the windows need no agreement, Share and Gather return this process's part alone and Max its
+ * value.
  * Tests override what they exercise.
  */
 class FakeExchangeBase : public ns3::PartitionExchange
@@ -40,6 +41,11 @@ class FakeExchangeBase : public ns3::PartitionExchange
 
     void Agree(Window& /* w */) override
     {
+    }
+
+    std::vector<uint8_t> Share(const std::vector<uint8_t>& bytes) override
+    {
+        return bytes;
     }
 
     std::vector<std::string> Gather(const std::string& text) override

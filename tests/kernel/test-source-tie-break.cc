@@ -444,3 +444,139 @@ TEST(FabricPartitions, ABarrierOpensOneLookaheadAfterTheLastArrival)
     Simulator::Run();
     EXPECT_EQ(opened, std::vector<int64_t>{41});
 }
+
+TEST(FabricPartitions, NoticesRunInEveryPartitionOneLookaheadLaterByTimeThenNode)
+{
+    UseTieBreak use(FabricSimulatorImpl::SOURCE);
+    Simulator::Now(); // the simulator exists from here
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    impl->SetPartitions(NanoSeconds(10).GetTimeStep(), {0, 1, 0});
+    std::vector<std::string> log;
+    const uint32_t channel = impl->AddNoticeHandler([&](uint64_t what, Time when) {
+        log.push_back("notice " + std::to_string(what) + " of " +
+                      std::to_string(when.GetNanoSeconds()) + " ns at " +
+                      std::to_string(Simulator::Now().GetNanoSeconds()) + " ns");
+    });
+    // Node 2 announces before node 1 at the same time, and twice: node 1's run first, node
+    // 2's in the order announced, one lookahead later, among the nodes' own events.
+    Simulator::ScheduleWithContext(2, NanoSeconds(23), [&] {
+        impl->Announce(channel, 20);
+        impl->Announce(channel, 21);
+    });
+    Simulator::ScheduleWithContext(1, NanoSeconds(23), [&] { impl->Announce(channel, 10); });
+    Simulator::ScheduleWithContext(0, NanoSeconds(27), [&] { impl->Announce(channel, 0); });
+    Simulator::ScheduleWithContext(1, NanoSeconds(31), [&] { log.push_back("node at 31 ns"); });
+    Simulator::ScheduleWithContext(1, NanoSeconds(34), [&] { log.push_back("node at 34 ns"); });
+    Simulator::Run();
+    EXPECT_EQ(log,
+              (std::vector<std::string>{"node at 31 ns",
+                                        "notice 10 of 23 ns at 33 ns",
+                                        "notice 20 of 23 ns at 33 ns",
+                                        "notice 21 of 23 ns at 33 ns",
+                                        "node at 34 ns",
+                                        "notice 0 of 27 ns at 37 ns"}));
+}
+
+namespace
+{
+
+/// Partition 0 of two, in one process: keeps what it shares and adds partition 1's notices.
+class NoticeExchange : public FakeExchangeBase
+{
+  public:
+    NoticeExchange()
+        : FakeExchangeBase(0, 2)
+    {
+    }
+
+    // Partition 1 announces in the first window: its notices come with the second agreement
+    // (the first comes before anything ran).
+    void Agree(Window& w) override
+    {
+        if (++m_agreements == 2)
+        {
+            w.noticeTs = std::min(w.noticeTs, m_otherTs);
+        }
+    }
+
+    std::vector<uint8_t> Share(const std::vector<uint8_t>& bytes) override
+    {
+        m_shared.push_back(bytes.size());
+        std::vector<uint8_t> all = bytes;
+        all.insert(all.end(), m_other.begin(), m_other.end());
+        m_other.clear();
+        return all;
+    }
+
+    /// A notice of partition 1's node 1, in the layout Announce shares (24 bytes: time, node,
+    /// channel, what, in the machine's order).
+    void AddOther(uint64_t ts, uint32_t channel, uint64_t what)
+    {
+        const uint32_t node = 1;
+        auto put = [this](const void* p, size_t n) {
+            const auto* b = static_cast<const uint8_t*>(p);
+            m_other.insert(m_other.end(), b, b + n);
+        };
+        put(&ts, 8);
+        put(&node, 4);
+        put(&channel, 4);
+        put(&what, 8);
+        m_otherTs = std::min(m_otherTs, ts);
+    }
+
+    uint32_t m_agreements{0};       //!< windows agreed on
+    std::vector<size_t> m_shared;   //!< bytes this process shared, by window
+    std::vector<uint8_t> m_other;   //!< partition 1's notices of the first window
+    uint64_t m_otherTs{UINT64_MAX}; //!< when its first one was announced
+};
+
+} // namespace
+
+TEST(FabricPartitions, NoticesOfOtherProcessesRunHereAndOursAreShared)
+{
+    UseTieBreak use(FabricSimulatorImpl::SOURCE);
+    NoticeExchange exchange;
+    Simulator::Now(); // the simulator exists from here
+    FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    impl->SetPartitions(NanoSeconds(10).GetTimeStep(), {0, 1}, &exchange);
+    std::vector<std::string> log;
+    const uint32_t channel = impl->AddNoticeHandler([&](uint64_t what, Time when) {
+        log.push_back(std::to_string(what) + " of " + std::to_string(when.GetNanoSeconds()) +
+                      " ns at " + std::to_string(Simulator::Now().GetNanoSeconds()) + " ns");
+    });
+    // Partition 1's node 1 announced 7 at 2 ns and 8 at 4 ns; node 0, here, 5 at 4 ns.
+    exchange.AddOther(NanoSeconds(2).GetTimeStep(), channel, 7);
+    exchange.AddOther(NanoSeconds(4).GetTimeStep(), channel, 8);
+    Simulator::ScheduleWithContext(0, NanoSeconds(4), [&] { impl->Announce(channel, 5); });
+    Simulator::Run();
+    EXPECT_EQ(log,
+              (std::vector<std::string>{"7 of 2 ns at 12 ns",
+                                        "5 of 4 ns at 14 ns",
+                                        "8 of 4 ns at 14 ns"}));
+    EXPECT_EQ(exchange.m_shared, std::vector<size_t>{24});
+}
+
+TEST(FabricPartitionsDeathTest, NoticesNeedASplitRunAndANode)
+{
+    EXPECT_DEATH(
+        {
+            UseTieBreak use(FabricSimulatorImpl::SOURCE);
+            Simulator::Now();
+            FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+            const uint32_t channel = impl->AddNoticeHandler([](uint64_t, Time) {});
+            Simulator::ScheduleWithContext(0, NanoSeconds(1), [&] { impl->Announce(channel, 1); });
+            Simulator::Run();
+        },
+        "the run is not split");
+    EXPECT_DEATH(
+        {
+            UseTieBreak use(FabricSimulatorImpl::SOURCE);
+            Simulator::Now();
+            FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+            impl->SetPartitions(10, {0, 1});
+            const uint32_t channel = impl->AddNoticeHandler([](uint64_t, Time) {});
+            Simulator::Schedule(NanoSeconds(1), [&] { impl->Announce(channel, 1); });
+            Simulator::Run();
+        },
+        "from a global event");
+}

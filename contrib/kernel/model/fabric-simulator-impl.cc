@@ -11,6 +11,8 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 
 namespace ns3
@@ -69,6 +71,7 @@ FabricSimulatorImpl::DoDispose()
         }
     }
     m_outgoing.clear();
+    m_noticeHandlers.clear();
     m_buckets = nullptr;
     m_events = nullptr;
     if (s_running == this)
@@ -397,7 +400,12 @@ FabricSimulatorImpl::RunWindows()
         // at `end` or later. The next window starts at the next event's (an empty stretch is
         // skipped).
         DeliverHeld();
-        PartitionExchange::Window w{NextTs(), m_stop, m_stopAsked, m_atBarrier, m_barrierTs};
+        PartitionExchange::Window w{NextTs(),
+                                    m_stop,
+                                    m_stopAsked,
+                                    m_atBarrier,
+                                    m_barrierTs,
+                                    m_notices.empty() ? UINT64_MAX : m_notices.front().ts};
         if (m_exchange)
         {
             m_exchange->Agree(w);
@@ -411,6 +419,11 @@ FabricSimulatorImpl::RunWindows()
         {
             OpenBarrier(w.barrierTs);
             w.nextTs = std::min(w.nextTs, w.barrierTs + m_lookahead);
+        }
+        if (w.noticeTs != UINT64_MAX)
+        {
+            ScheduleNotices();
+            w.nextTs = std::min(w.nextTs, w.noticeTs + m_lookahead);
         }
         if (w.nextTs == UINT64_MAX)
         {
@@ -442,6 +455,60 @@ FabricSimulatorImpl::OpenBarrier(uint64_t last)
     InsertAt(last + m_lookahead, Simulator::NO_CONTEXT, MakeEvent([then, last]() {
                  then(TimeStep(static_cast<int64_t>(last)));
              }));
+    m_currentContext = context;
+}
+
+void
+FabricSimulatorImpl::Announce(uint32_t channel, uint64_t what)
+{
+    NS_ABORT_MSG_IF(m_lookahead == 0, "FabricSimulatorImpl::Announce: the run is not split");
+    NS_ABORT_MSG_IF(m_currentContext == Simulator::NO_CONTEXT,
+                    "FabricSimulatorImpl::Announce: from a global event, which every process "
+                    "runs (each would announce it)");
+    NS_ABORT_MSG_IF(channel >= m_noticeHandlers.size(),
+                    "FabricSimulatorImpl::Announce: no handler for channel " << channel);
+    m_notices.push_back({m_currentTs, m_currentContext, channel, what});
+}
+
+uint32_t
+FabricSimulatorImpl::AddNoticeHandler(std::function<void(uint64_t what, Time when)> handler)
+{
+    m_noticeHandlers.push_back(std::move(handler));
+    return m_noticeHandlers.size() - 1;
+}
+
+void
+FabricSimulatorImpl::ScheduleNotices()
+{
+    std::vector<Notice> all;
+    if (m_exchange)
+    {
+        static_assert(std::is_trivially_copyable_v<Notice> && sizeof(Notice) == 24);
+        std::vector<uint8_t> mine(m_notices.size() * sizeof(Notice));
+        std::memcpy(mine.data(), m_notices.data(), mine.size());
+        const std::vector<uint8_t> shared = m_exchange->Share(mine);
+        all.resize(shared.size() / sizeof(Notice));
+        std::memcpy(all.data(), shared.data(), all.size() * sizeof(Notice));
+    }
+    else
+    {
+        all = std::move(m_notices);
+    }
+    m_notices.clear();
+    // Each process's list has its nodes' notices in the order they ran: a stable sort gives
+    // every process, and any split, the same order.
+    std::stable_sort(all.begin(), all.end(), [](const Notice& a, const Notice& b) {
+        return a.ts != b.ts ? a.ts < b.ts : a.node < b.node;
+    });
+    // Global events, scheduled by no node: every process gives them the same ties.
+    const uint32_t context = m_currentContext;
+    m_currentContext = Simulator::NO_CONTEXT;
+    for (const Notice& n : all)
+    {
+        InsertAt(n.ts + m_lookahead, Simulator::NO_CONTEXT, MakeEvent([this, n]() {
+                     m_noticeHandlers.at(n.channel)(n.what, TimeStep(static_cast<int64_t>(n.ts)));
+                 }));
+    }
     m_currentContext = context;
 }
 

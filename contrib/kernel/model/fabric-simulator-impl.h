@@ -164,6 +164,19 @@ class FabricSimulatorImpl final : public SimulatorImpl
      * lookahead is not in any process's past. One barrier at a time.
      */
     void ArriveAtBarrier(std::function<void(Time last)> then);
+    /**
+     * Tell every process of a split run that something happened at the running node (a rank
+     * of a collective finished, and the collective's other ranks may run elsewhere): the
+     * handler of `channel` (AddNoticeHandler) runs as a global event in every process one
+     * lookahead after now, given `what` and now. The lookahead makes it causal, as for a frame
+     * between partitions. A window's notices are shared at its end and run in the order of
+     * their time, then announcing node, then that node's own order, so that 1 and N
+     * partitions, and N processes, run them alike. Only from a node's event of a split run.
+     */
+    void Announce(uint32_t channel, uint64_t what);
+    /// A handler for Announce's notices. Channels are numbered in the order handlers are
+    /// added, which must be the same in every process.
+    uint32_t AddNoticeHandler(std::function<void(uint64_t what, Time when)> handler);
     /// The exchange of SetPartitions (nullptr: one process).
     PartitionExchange* GetExchange() const;
     /// Events run without a node context (main()'s and global ones; in a split run every
@@ -263,6 +276,21 @@ class FabricSimulatorImpl final : public SimulatorImpl
     bool m_atBarrier{false};                  //!< ArriveAtBarrier, until it opens
     uint64_t m_barrierTs{0};                  //!< when this partition arrived
     std::function<void(Time)> m_afterBarrier; //!< ArriveAtBarrier's `then`
+
+    /// Announce's news, shared at the end of the window it was announced in, as its 24 bytes
+    /// in the machine's order (the processes of a run share one machine type).
+    struct Notice
+    {
+        uint64_t ts;      //!< when it was announced
+        uint32_t node;    //!< where
+        uint32_t channel; //!< its handler
+        uint64_t what;    //!< the handler's argument
+    };
+
+    std::vector<Notice> m_notices; //!< this process's of the window, as announced
+    std::vector<std::function<void(uint64_t, Time)>> m_noticeHandlers; //!< by channel
+    /// Share the window's notices with every partition and schedule their handlers.
+    void ScheduleNotices();
 
     TieBreak m_tieBreak{INSERTION};
     std::vector<uint64_t> m_scheduledBy; //!< Source: events each context scheduled, by context

@@ -86,19 +86,47 @@ class MpiPartitionExchange final : public PartitionExchange
     {
         // One reduction, all minima: the earliest next event, whether every rank still runs,
         // whether every rank asked to stop, whether every rank is at the barrier, the latest
-        // arrival there (as the least complement).
-        uint64_t mine[5] = {w.nextTs,
+        // arrival there (as the least complement), the earliest notice.
+        uint64_t mine[6] = {w.nextTs,
                             w.stopped ? 0u : 1u,
                             w.allAskedToStop ? 1u : 0u,
                             w.atBarrier ? 1u : 0u,
-                            UINT64_MAX - (w.atBarrier ? w.barrierTs : 0)};
-        uint64_t all[5];
-        MPI_Allreduce(mine, all, 5, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+                            UINT64_MAX - (w.atBarrier ? w.barrierTs : 0),
+                            w.noticeTs};
+        uint64_t all[6];
+        MPI_Allreduce(mine, all, 6, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
         w.nextTs = all[0];
         w.stopped = all[1] == 0;
         w.allAskedToStop = all[2] == 1;
         w.atBarrier = all[3] == 1;
         w.barrierTs = UINT64_MAX - all[4];
+        w.noticeTs = all[5];
+    }
+
+    std::vector<uint8_t> Share(const std::vector<uint8_t>& bytes) override
+    {
+        NS_ABORT_MSG_IF(bytes.size() > (1u << 30),
+                        "MpiPartitionExchange: " << bytes.size() << " bytes to share");
+        const int length = static_cast<int>(bytes.size());
+        std::vector<int> lengths(m_size);
+        MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
+        std::vector<int> offsets(m_size);
+        int total = 0;
+        for (int r = 0; r < m_size; ++r)
+        {
+            offsets[r] = total;
+            total += lengths[r];
+        }
+        std::vector<uint8_t> all(total);
+        MPI_Allgatherv(bytes.data(),
+                       length,
+                       MPI_BYTE,
+                       all.data(),
+                       lengths.data(),
+                       offsets.data(),
+                       MPI_BYTE,
+                       MPI_COMM_WORLD);
+        return all;
     }
 
     std::vector<std::string> Gather(const std::string& text) override

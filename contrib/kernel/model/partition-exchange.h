@@ -40,10 +40,16 @@ class PartitionExchange
         bool allAskedToStop;   //!< a node of it called Stop(); agreed: every partition did
         bool atBarrier{false}; //!< it arrived at the barrier; agreed: every partition did
         uint64_t barrierTs{0}; //!< when it arrived there; agreed: the latest
+        /// when its earliest notice of the window was announced (UINT64_MAX: none); agreed:
+        /// the earliest of any (FabricSimulatorImpl::Announce)
+        uint64_t noticeTs{UINT64_MAX};
     };
 
     /// Agree on the next window (see Window).
     virtual void Agree(Window& w) = 0;
+
+    /// Every partition's `bytes`, concatenated in partition order, on every partition.
+    virtual std::vector<uint8_t> Share(const std::vector<uint8_t>& bytes) = 0;
 
     /// Every partition's `text`, in partition order, on partition 0 (empty elsewhere).
     virtual std::vector<std::string> Gather(const std::string& text) = 0;

@@ -27,9 +27,12 @@ SplitRunOptions::SplitRunOptions() = default;
 SplitRunOptions::~SplitRunOptions() = default;
 
 void
-SplitRunOptions::AddOptions(ProgramOptions& opts)
+SplitRunOptions::AddOptions(ProgramOptions& opts, bool processes)
 {
-    opts.AllowSplitRuns();
+    if (processes)
+    {
+        opts.AllowSplitRuns();
+    }
     opts.AddValue("partitions",
                   "split the fabric into this many partitions (pods and core shares) run as "
                   "that many MPI ranks would, emulated in one process; 1 is the same event "
@@ -149,12 +152,28 @@ SplitRunOptions::Partition(FabricTopology& topology, const std::vector<uint32_t>
 }
 
 void
-SplitRunOptions::Start(const ProgramOptions& opts)
+SplitRunOptions::Start() const
 {
-    if (!IsSplit())
+    NS_ABORT_MSG_UNLESS(m_opts || !IsSplit(), "SplitRunOptions::Start before ApplyOptions");
+    if (m_opts)
     {
-        return;
+        Start(*m_opts);
     }
+}
+
+void
+SplitRunOptions::Start(const ProgramOptions& opts) const
+{
+    if (IsSplit() && !StartPartitions(m_exchange.get()))
+    {
+        opts.Fail(InputError("a link between two partitions has no delay, so no lookahead",
+                             "--linkDelay above 0 with --partitions"));
+    }
+}
+
+bool
+SplitRunOptions::StartPartitions(PartitionExchange* exchange)
+{
     // The windows are the shortest cable of the fabric: a frame sent at t arrives at t + its
     // serialisation + at least that delay, so a cable between partitions is never shorter. The
     // shortest cable of all, not only of those between partitions, so that the windows (where
@@ -187,8 +206,7 @@ SplitRunOptions::Start(const ProgramOptions& opts)
     }
     if (zeroBetween || lookahead == UINT64_MAX)
     {
-        opts.Fail(InputError("a link between two partitions has no delay, so no lookahead",
-                             "--linkDelay above 0 with --partitions"));
+        return false;
     }
     Simulator::Now(); // the simulator exists from here
     FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
@@ -198,17 +216,25 @@ SplitRunOptions::Start(const ProgramOptions& opts)
     {
         partitionOf[i] = NodeList::GetNode(i)->GetSystemId();
     }
-    impl->SetPartitions(lookahead, std::move(partitionOf), m_exchange.get());
+    impl->SetPartitions(lookahead, std::move(partitionOf), exchange);
+    return true;
 }
 
 nlohmann::json
 SplitRunOptions::ToJson() const
 {
     const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running();
+    return ToJson(impl ? impl->GetRemoteEventCount() : 0,
+                  impl ? TimeStep(static_cast<int64_t>(impl->GetLookahead())) : Time(0));
+}
+
+nlohmann::json
+SplitRunOptions::ToJson(uint64_t remoteEvents, Time lookahead) const
+{
     return {{"count", m_partitions},
             {"emulated", !m_exchange},
-            {"lookahead_ns", impl ? TimeStep(impl->GetLookahead()).GetNanoSeconds() : 0},
-            {"remote_events", impl ? impl->GetRemoteEventCount() : 0}};
+            {"lookahead_ns", lookahead.GetNanoSeconds()},
+            {"remote_events", remoteEvents}};
 }
 
 } // namespace ns3

@@ -34,8 +34,9 @@ class SplitRunOptions
     SplitRunOptions();
     ~SplitRunOptions();
 
-    /// Accept being started as several processes, and add --partitions.
-    void AddOptions(ProgramOptions& opts);
+    /// Add --partitions and, with `processes`, accept being started as several processes
+    /// (without, the program refuses it as programs that do not split do).
+    void AddOptions(ProgramOptions& opts, bool processes = true);
     /**
      * After Parse: the MPI processes of the launcher, if any (started by one as a single
      * process, the run is that of --partitions=1, so that 1, 2 and N processes agree), and the
@@ -64,10 +65,22 @@ class SplitRunOptions
      * partition (FabricSimulatorImpl::SetPartitions). A link between partitions without delay
      * (no lookahead) ends the program (exit 2). Nothing when not split.
      */
-    void Start(const ProgramOptions& opts);
+    void Start(const ProgramOptions& opts) const;
+    /// Start with ApplyOptions' program options.
+    void Start() const;
+    /**
+     * Start's work, for a fabric already split (its nodes' system ids are their partitions):
+     * split the running simulation in windows of the fabric's shortest cable, swapping frames
+     * through `exchange` (nullptr: every partition in this process). False, and nothing done,
+     * when a cable between partitions has no delay (no lookahead).
+     */
+    static bool StartPartitions(PartitionExchange* exchange);
 
     /// summary.json's "partitions" (count, emulated, lookahead_ns, remote_events).
     nlohmann::json ToJson() const;
+    /// The same for runs that ended (their simulators destroyed): their events between
+    /// partitions and their windows.
+    nlohmann::json ToJson(uint64_t remoteEvents, Time lookahead) const;
 
   private:
     uint32_t m_partitions{0}; //!< --partitions; 0: not partitioned
