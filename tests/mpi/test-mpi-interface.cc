@@ -4,18 +4,21 @@
  * ns-3's MPI interface in the MPI tree (build-mpi/), run under mpirun -np N --ranks=N: every
  * rank checks MpiInterface's size and system id against MPI's own, that the ids are 0..N-1,
  * that ns-3's distributed simulator runs events to a stop time, and that every ns-3 library in
- * the process is the MPI-enabled one (NS3_MPI_LIB_DIR), not Debian's.
+ * the process is the MPI-enabled one (NS3_MPI_LIB_DIR), not Debian's; and that our own
+ * PartitionExchange shares every rank's bytes and agrees on the earliest notice of a window.
  */
 
 #include "ns3/core-module.h"
 #include "ns3/mpi-interface.h"
 #include "ns3/node.h"
+#include "ns3/partition-exchange.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <memory>
 #include <mpi.h>
 #include <string>
 #include <vector>
@@ -115,6 +118,31 @@ TEST(MpiInterface, Ns3LibrariesAreTheMpiBuild)
     }
     // core, network, mpi at least (and internet, bridge, traffic-control through libfabric).
     EXPECT_GE(seen.size(), 3u);
+}
+
+TEST(PartitionExchange, ShareGivesEveryRankEveryRanksBytesAndAgreeTheEarliestNotice)
+{
+    // Our exchange (FabricSimulatorImpl's), over the MPI that MpiInterface started.
+    std::unique_ptr<PartitionExchange> exchange = PartitionExchange::FromLauncher(nullptr, nullptr);
+    if (g_ranks == 1)
+    {
+        EXPECT_EQ(exchange, nullptr); // one process: no exchange
+        return;
+    }
+    ASSERT_NE(exchange, nullptr);
+    const uint32_t rank = exchange->GetRank();
+    // Rank r shares r + 1 bytes of value r; rank 1 shares nothing (an empty part).
+    const std::vector<uint8_t> mine(rank == 1 ? 0 : rank + 1, static_cast<uint8_t>(rank));
+    std::vector<uint8_t> expected;
+    for (uint32_t r = 0; r < g_ranks; ++r)
+    {
+        expected.insert(expected.end(), r == 1 ? 0 : r + 1, static_cast<uint8_t>(r));
+    }
+    EXPECT_EQ(exchange->Share(mine), expected);
+    PartitionExchange::Window w{100, false, false, false, 0, rank == 0 ? UINT64_MAX : 40 + rank};
+    exchange->Agree(w);
+    EXPECT_EQ(w.noticeTs, 41U); // rank 1's, the earliest; rank 0 has none
+    EXPECT_EQ(w.nextTs, 100U);
 }
 
 } // namespace
