@@ -56,8 +56,8 @@ main(int argc, char* argv[])
     FabricRunOptions fabricOpts;
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
-    // Partitions emulated in one process (not yet across MPI processes: the link report and
-    // the packet balance are not merged).
+    // The fabric split into partitions, emulated in one process (not yet across MPI
+    // processes: the packet balance of its torn-down runs is not merged across them).
     fabricOpts.AllowPartitions(false);
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);

@@ -59,8 +59,8 @@ main(int argc, char* argv[])
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
     fabricOpts.AllowTcp();
-    // --mode=job's one fabric, split into partitions emulated in one process (not yet across
-    // MPI processes: the link report and the packet balance are not merged).
+    // --mode=job's one fabric split into partitions, emulated in one process (not yet across
+    // MPI processes: the packet balance of its torn-down runs is not merged across them).
     fabricOpts.AllowPartitions(false);
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);

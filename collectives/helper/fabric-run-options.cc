@@ -176,9 +176,15 @@ FabricRunOptions::GetExchange() const
 }
 
 void
-FabricRunOptions::Partition(FabricTopology& topology) const
+FabricRunOptions::Partition(FabricTopology& topology, const std::vector<uint32_t>& chosen) const
 {
-    m_split.Partition(topology);
+    m_split.Partition(topology, chosen);
+}
+
+uint32_t
+FabricRunOptions::GetPartitions() const
+{
+    return m_split.GetPartitions();
 }
 
 void

@@ -89,7 +89,9 @@ class FabricRunOptions
      * for the end of their lookahead window, and same-time events run in TieBreak=Source order
      * (docs/distributed.md). Call it before the fabric is built.
      */
-    void Partition(FabricTopology& topology) const;
+    void Partition(FabricTopology& topology, const std::vector<uint32_t>& chosen = {}) const;
+    /// --partitions (or the launcher's processes); 0 when not split.
+    uint32_t GetPartitions() const;
     /// Split the simulation of a fabric built from a partitioned topology, when --partitions
     /// (SplitRunOptions::Start; Install does it too): for programs that do not Install.
     void StartSplit() const;
@@ -120,8 +122,8 @@ class FabricRunOptions
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
-    bool m_processesAllowed{false}; //!< AllowPartitions' `processes`
-    SplitRunOptions m_split;        //!< --partitions, or the MPI processes
+    bool m_processesAllowed{true}; //!< AllowPartitions' `processes`
+    SplitRunOptions m_split;       //!< --partitions, or the MPI processes
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

@@ -74,9 +74,12 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
     StepCollectiveTimer::SelectCongestionControl(m_cluster.congestionControl);
     {
         FabricTopology topology = m_cluster.builder.Build();
-        if (m_cluster.split)
+        if (m_cluster.split && m_cluster.split->IsSplit())
         {
-            m_cluster.split->Partition(topology);
+            // A server's GPUs share its NVLink domain: they stay in one partition.
+            m_cluster.split->Partition(
+                topology,
+                m_cluster.builder.SplitByServer(topology, m_cluster.split->GetPartitions()));
         }
         FabricInstance fabric(topology, m_cluster.seed, m_cluster.fabric);
         if (m_cluster.split)

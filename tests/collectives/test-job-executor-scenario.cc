@@ -80,8 +80,21 @@ RunWholeJob(const StepGraph& g,
         FabricTopology topology = builder.Build();
         if (partitions > 0)
         {
+            // As JobMix splits (GpuClusterBuilder::SplitByServer): a server's NICs together,
+            // for its NVLink domain's events run on any of them; the switches in id order.
             split.emplace(FabricSimulatorImpl::SOURCE);
-            topology.AssignPartitions(partitions);
+            const GpuLayout gpus = GpuLayout::OnRails(builder, GPUS_PER_NODE);
+            std::vector<uint32_t> partitionOf(topology.GetNNodes(), UINT32_MAX);
+            for (uint32_t g = 0; g < gpus.GetNRanks(); ++g)
+            {
+                partitionOf[gpus.GetHost(g)] = gpus.GetNode(g) * partitions / nodes;
+            }
+            uint32_t switches = 0;
+            for (uint32_t& p : partitionOf)
+            {
+                p = p != UINT32_MAX ? p : switches++ % partitions;
+            }
+            topology.AssignPartitions(partitionOf, partitions);
         }
         FabricInstance fabric(topology, 1, "roce");
         if (partitions > 0)

@@ -382,3 +382,37 @@ TEST(FabricGpuCluster, WhatCannotBeBuiltIsAnInputError)
     // Counts of what cannot be built are still given, for a memory estimate.
     EXPECT_EQ(GpuClusterBuilder(Kind::TOP_OF_RACK, 100000, 8).GetNLeaves(), 25000U);
 }
+
+TEST(FabricGpuCluster, SplitByServerKeepsEachServersNicsTogether)
+{
+    // Rail-optimised: a server's 8 NICs hang off 8 leaves, and hosts are not numbered server
+    // by server, so a split in id order would cut servers (and their NVLink domains) apart.
+    for (const Kind kind : {Kind::RAIL_OPTIMIZED, Kind::TOP_OF_RACK})
+    {
+        GpuClusterBuilder b(kind, 6, 8);
+        const FabricTopology t = b.Build();
+        const std::vector<uint32_t> p = b.SplitByServer(t, 4);
+        ASSERT_EQ(p.size(), t.GetNNodes());
+        std::vector<uint32_t> hosts(4, 0);
+        std::vector<uint32_t> switches(4, 0);
+        for (uint32_t n = 0; n < 6; ++n)
+        {
+            const uint32_t server = p[b.GetHost(n, 0)];
+            EXPECT_EQ(server, n * 4 / 6) << n;
+            for (uint32_t r = 1; r < 8; ++r)
+            {
+                EXPECT_EQ(p[b.GetHost(n, r)], server) << "server " << n << ", NIC " << r;
+            }
+        }
+        for (uint32_t i = 0; i < t.GetNNodes(); ++i)
+        {
+            ASSERT_LT(p[i], 4U);
+            (t.GetNode(i).kind == FabricTopology::HOST ? hosts : switches)[p[i]]++;
+        }
+        for (uint32_t part = 0; part < 4; ++part)
+        {
+            EXPECT_GT(hosts[part], 0U) << part;
+            EXPECT_GT(switches[part], 0U) << part;
+        }
+    }
+}

@@ -400,4 +400,32 @@ GpuClusterBuilder::GetNicHosts(const std::vector<uint32_t>& nodes) const
     return hosts;
 }
 
+std::vector<uint32_t>
+GpuClusterBuilder::SplitByServer(const FabricTopology& topology, uint32_t partitions) const
+{
+    NS_ABORT_MSG_IF(partitions == 0, "GpuClusterBuilder::SplitByServer: 0 partitions");
+    std::vector<uint32_t> partitionOf(topology.GetNNodes(), UINT32_MAX);
+    for (uint32_t n = 0; n < m_nodes; ++n)
+    {
+        for (uint32_t r = 0; r < m_nics; ++r)
+        {
+            const uint32_t host = GetHost(n, r);
+            NS_ABORT_MSG_UNLESS(
+                host < partitionOf.size() && topology.GetNode(host).kind == FabricTopology::HOST,
+                "GpuClusterBuilder::SplitByServer: host " << host << " is not the topology's");
+            partitionOf[host] = static_cast<uint32_t>(uint64_t(n) * partitions / m_nodes);
+        }
+    }
+    const uint64_t switches = topology.GetNNodes() - uint64_t(m_nodes) * m_nics;
+    uint64_t i = 0;
+    for (uint32_t& p : partitionOf)
+    {
+        if (p == UINT32_MAX)
+        {
+            p = static_cast<uint32_t>(i++ * partitions / switches);
+        }
+    }
+    return partitionOf;
+}
+
 } // namespace ns3

@@ -128,6 +128,13 @@ class GpuClusterBuilder
     /// The host of every (node, nic) of these nodes, node by node in their order: a GpuLayout's
     /// nicHosts for a job on them.
     std::vector<uint32_t> GetNicHosts(const std::vector<uint32_t>& nodes) const;
+    /**
+     * A split of the built topology into `partitions` (docs/distributed.md) that keeps each
+     * server's NICs together: its GPUs share one NVLink domain, whose events may run on any of
+     * them. Server s in partition s x partitions / servers; the switches in equal runs in id
+     * order. For FabricTopology::AssignPartitions.
+     */
+    std::vector<uint32_t> SplitByServer(const FabricTopology& topology, uint32_t partitions) const;
 
   private:
     /// What the counts come to.
