@@ -83,9 +83,9 @@ JobExecutor::JobExecutor(const JobGraph& job,
                 waits += std::unique(slots.begin(), slots.end()) - slots.begin();
             }
             m_depsLeft[Id(op, slot)] = waits;
-            if (ops[op].comm < 0)
+            if (ops[op].comm < 0 || gpus.size() < 2)
             {
-                continue;
+                continue; // a compute span, or a collective of one GPU (TryStart)
             }
             // One communicator per group and stream: NCCL runs a communicator's collectives
             // one after another, and the step's streams of one group (a pipeline's forward
@@ -177,9 +177,11 @@ JobExecutor::TryStart(uint32_t op, uint32_t slot)
     }
     m_started[id] = true;
     m_startTime[id] = Simulator::Now().GetSeconds() - m_start;
-    if (o.comm < 0)
+    if (o.comm < 0 || gpus.size() < 2)
     {
-        const double seconds = o.seconds * m_jitter.Factor(m_seed, gpus[0], op);
+        // A compute span takes its time; a collective of one GPU none (NCCL copies in the GPU,
+        // as StepCollectiveTimer has it: "none: a group of one GPU").
+        const double seconds = o.comm < 0 ? o.seconds * m_jitter.Factor(m_seed, gpus[0], op) : 0;
         Simulator::Schedule(Seconds(seconds), &JobExecutor::End, this, op, slot);
         return;
     }

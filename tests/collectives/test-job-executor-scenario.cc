@@ -363,6 +363,33 @@ TEST(JobExecutorScenario, OneTwoOrFourPartitionsRunTheSameStepALookaheadPerColle
     EXPECT_LE(steps[0], unsplit.stepSeconds + collectives * 1e-6) << collectives << " collectives";
 }
 
+TEST(JobExecutorScenario, ACollectiveOfOneGpuTakesNoTime)
+{
+    // DP 1: every data-parallel group is one GPU, as in a job of one replica. NCCL copies in
+    // the GPU; the step runs through with those collectives at 0 s (training-step --mode=job
+    // aborted in NCCL's tuner here).
+    const TransformerStepBuilder::Config c = SmallLlama(2, 2, 1);
+    const StepGraph g = TransformerStepBuilder::Build(c);
+    Times times;
+    const auto [r, instances, finished] = RunWholeJob(g, c, nullptr, ComputeJitter(), &times);
+    EXPECT_EQ(finished, instances);
+    EXPECT_GT(r.stepSeconds, 0);
+    bool dp = false;
+    for (uint32_t comm = 0; comm < g.GetCommunicators().size(); ++comm)
+    {
+        if (g.GetCommunicators()[comm].category == Category::DP && times.comms[comm].instances > 0)
+        {
+            dp = true;
+            EXPECT_EQ(times.comms[comm].seconds, 0) << g.GetCommunicators()[comm].name;
+        }
+        else if (times.comms[comm].instances > 0)
+        {
+            EXPECT_GT(times.comms[comm].seconds, 0) << g.GetCommunicators()[comm].name;
+        }
+    }
+    EXPECT_TRUE(dp);
+}
+
 TEST(JobExecutorScenario, EachCollectivesInstancesAddUpToItsCommunicatorsTime)
 {
     const TransformerStepBuilder::Config c = SmallLlama(2, 2, 2);
