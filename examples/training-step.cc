@@ -93,9 +93,10 @@ main(int argc, char* argv[])
         }
         const bool timed =
             step.IsJob()
-                ? fabrics.Measure(step.GetJobCluster(fabric, fabricOpts, opts.GetSeed()),
-                                  step.GetJobLayout(),
-                                  stdout)
+                ? fabrics.Measure(
+                      step.GetJobCluster(fabric, fabricOpts, opts.GetSeed(), opts.GetStop()),
+                      step.GetJobLayout(),
+                      stdout)
                 : fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout);
         if (!timed)
         {

@@ -11,8 +11,11 @@
 #include "ns3/abort.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
+#include "ns3/progress-reporter.h"
+#include "ns3/run-interrupt.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <memory>
 
 namespace ns3
@@ -59,7 +62,10 @@ JobMix::Run(bool alone)
         all.push_back(j);
     }
     RunJobs(all, false);
-    if (alone && m_jobs.size() > 1)
+    const bool stopped = std::any_of(m_outcomes.begin(), m_outcomes.end(), [](const Outcome& o) {
+        return o.stopped;
+    });
+    if (alone && m_jobs.size() > 1 && !stopped)
     {
         for (uint32_t j = 0; j < m_jobs.size(); ++j)
         {
@@ -117,12 +123,35 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                 }));
             });
         }
+        if (m_cluster.stop.IsStrictlyPositive())
+        {
+            Simulator::Stop(m_cluster.stop);
+        }
+        // Its tick is where a run notices SIGINT or SIGTERM (RunInterrupt), and a long run
+        // shows its progress.
+        ProgressReporter progress(m_cluster.stop, [&running]() { return running > 0; });
+        progress.Start();
         Simulator::Run();
+        progress.Stop();
         for (size_t i = 0; i < which.size(); ++i)
         {
             Outcome& o = m_outcomes[which[i]];
-            NS_ABORT_MSG_IF(!execs[i]->IsFinished(),
-                            "JobMix: " << m_jobs[which[i]].name << " did not finish");
+            o.instances = execs[i]->GetNInstances();
+            o.communicators = execs[i]->GetNCommunicators();
+            if (!execs[i]->IsFinished())
+            {
+                // Stopped early (--stop, a signal): no step to report, only how far it got.
+                NS_ABORT_MSG_UNLESS(m_cluster.stop.IsStrictlyPositive() ||
+                                        RunInterrupt::IsRequested(),
+                                    "JobMix: " << m_jobs[which[i]].name << " did not finish");
+                o.stopped = o.stopped || !alone;
+                o.finished = alone ? o.finished : execs[i]->GetNFinished();
+                continue;
+            }
+            if (!alone)
+            {
+                o.finished = execs[i]->GetNFinished();
+            }
             (alone ? o.alone : o.together) = execs[i]->GetResult();
             (alone ? o.commAlone : o.commTogether) = execs[i]->GetCommunicatorTimes();
             if (!alone)
@@ -130,8 +159,6 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
                 o.opsTogether = execs[i]->GetOperationTimes();
             }
             o.measuredAlone = o.measuredAlone || alone;
-            o.instances = execs[i]->GetNInstances();
-            o.communicators = execs[i]->GetNCommunicators();
             if (!alone && m_afterTogether)
             {
                 m_afterTogether(m_jobs[which[i]], *execs[i]);

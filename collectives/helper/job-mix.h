@@ -49,6 +49,8 @@ class JobMix
         /// (docs/distributed.md; each collective then learns of its ranks' ends one lookahead
         /// late, NcclCommunicator::Start), or nullptr.
         const FabricRunOptions* split{nullptr};
+        /// Stop every run at this simulated time (the program's --stop; 0: run to the end).
+        Time stop{0};
     };
 
     /// One job.
@@ -78,6 +80,10 @@ class JobMix
         /// By the step's operation: its instances' time beside the others.
         std::vector<JobExecutor::CommunicatorTime> opsTogether;
         bool measuredAlone{false}; //!< Whether `alone` was run.
+        /// The run together ended (--stop, SIGINT or SIGTERM) before this job's step did:
+        /// `together` is empty, `finished` says how far it got.
+        bool stopped{false};
+        uint64_t finished{0};      //!< Operation instances that ended, together.
         uint64_t instances{0};     //!< Operation instances of its step.
         uint32_t communicators{0}; //!< NCCL communicators it built.
     };

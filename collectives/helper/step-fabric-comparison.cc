@@ -135,6 +135,23 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
     mix.Add(job);
     mix.Run(false);
     const JobMix::Outcome& o = mix.GetOutcomes().front();
+    m_events += mix.GetEvents();
+    m_packetHops += mix.GetPacketHops();
+    m_simulatedSeconds += mix.GetSimulatedSeconds();
+    if (o.stopped)
+    {
+        // --stop or a signal before the last GPU's end: no step, only how far it got.
+        row.interrupted = true;
+        char at[32];
+        std::snprintf(at, sizeof(at), "%.3f", mix.GetSimulatedSeconds() * 1e3);
+        row.stopped =
+            (RunInterrupt::IsRequested() ? "interrupted by " + RunInterrupt::GetSignalName()
+                                         : "stopped by --stop") +
+            " at " + at + " ms: " + std::to_string(o.finished) + " of " +
+            std::to_string(o.instances) + " operation instances done";
+        AddRow(row, out);
+        return !RunInterrupt::IsRequested(); // --stop: the next fabric runs to it too
+    }
     row.result = o.together;
     // Each distinct collective (communicator, operation, size) over all its instances.
     NS_ABORT_MSG_IF(o.opsTogether.size() != m_graph.GetOps().size(),
@@ -167,9 +184,6 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
         entries.push_back(e);
     }
     row.collectives = StepCollectiveTimer::ToJson(entries);
-    m_events += mix.GetEvents();
-    m_packetHops += mix.GetPacketHops();
-    m_simulatedSeconds += mix.GetSimulatedSeconds();
     m_remoteEvents += mix.GetRemoteEvents();
     m_lookahead = mix.GetLookahead();
     return AddRow(row, out);
@@ -180,10 +194,9 @@ StepFabricComparison::AddRow(Row row, FILE* out)
 {
     if (row.interrupted)
     {
-        std::fprintf(out,
-                     "  %12s (interrupted by %s: no step)\n",
-                     Display(row.fabric).c_str(),
-                     RunInterrupt::GetSignalName().c_str());
+        const std::string why =
+            row.stopped.empty() ? "interrupted by " + RunInterrupt::GetSignalName() : row.stopped;
+        std::fprintf(out, "  %12s (%s: no step)\n", Display(row.fabric).c_str(), why.c_str());
         m_rows.push_back(row);
         return false;
     }
@@ -289,6 +302,7 @@ StepFabricComparison::ToJson() const
             fabrics.push_back({{"fabric", row.fabric},
                                {"display_name", Display(row.fabric)},
                                {"interrupted", true},
+                               {"stopped", row.stopped},
                                {"collectives", row.collectives}});
             continue;
         }

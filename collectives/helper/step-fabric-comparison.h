@@ -46,8 +46,11 @@ class StepFabricComparison
     /// One fabric's step.
     struct Row
     {
-        std::string fabric;          //!< --fabric's name: "tcp", "roce", "ib"
-        bool interrupted{false};     //!< a signal came before the step was timed
+        std::string fabric;      //!< --fabric's name: "tcp", "roce", "ib"
+        bool interrupted{false}; //!< a signal (or --stop) came before the step was timed
+        /// Why, when --mode=job's run stopped before its step ended, and how far it got
+        /// (empty: a signal before the step started).
+        std::string stopped;
         StepExecutor::Result result; //!< the step, unless interrupted
         double mfu{0};               //!< model FLOPs / (step x peak x GPUs)
         /// The DP communication of the busiest stage (the first and last hold the embeddings).

@@ -162,6 +162,7 @@ TrainingJobs::Load(const std::string& path)
     c.congestionControl =
         c.fabric == "roce" ? RdmaCcHelper::TypeName(m_fabric.GetCc().GetName()) : "ns3::RdmaCcNone";
     c.split = &m_fabric;
+    c.stop = m_opts.GetStop();
     m_mix = std::make_unique<JobMix>(c);
     for (const JobMix::Job& job : jobs)
     {
@@ -270,6 +271,17 @@ TrainingJobs::Print(FILE* out) const
     for (size_t j = 0; j < m_specs.size(); ++j)
     {
         const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
+        if (o.stopped)
+        {
+            std::fprintf(out,
+                         "  %12s (stopped at %.3f ms: %llu of %llu operation instances done, "
+                         "no step)\n",
+                         m_specs[j].name.c_str(),
+                         m_mix->GetSimulatedSeconds() * 1e3,
+                         static_cast<unsigned long long>(o.finished),
+                         static_cast<unsigned long long>(o.instances));
+            continue;
+        }
         const StepExecutor::Breakdown& b = o.together.mean;
         const double step = o.together.stepSeconds;
         char alone[32] = "-";
@@ -353,6 +365,10 @@ TrainingJobs::Plot(const RunOutput& out) const
     for (size_t j = 0; j < m_specs.size(); ++j)
     {
         const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
+        if (o.stopped)
+        {
+            continue; // no step to stack
+        }
         row(m_specs[j].name + " together", o.together);
         if (o.measuredAlone)
         {
@@ -431,6 +447,10 @@ TrainingJobs::TimesOf(size_t j) const
     const JobMix::Outcome& o = m_mix->GetOutcomes()[j];
     const std::vector<StepGraph::Communicator>& named = m_mix->GetStep(j).GetCommunicators();
     std::vector<CommunicatorTimes> times;
+    if (o.stopped)
+    {
+        return times; // the run ended before this job's step did
+    }
     for (size_t c = 0; c < named.size(); ++c)
     {
         const JobExecutor::CommunicatorTime& t = o.commTogether[c];
@@ -498,6 +518,8 @@ TrainingJobs::WriteJson(nlohmann::json& j) const
                               {"start_us", s.start.GetSeconds() * 1e6},
                               {"jitter", m_mix->GetJobs()[i].jitter.ToString()},
                               {"instances", o.instances},
+                              {"finished_instances", o.finished},
+                              {"stopped", o.stopped},
                               {"communicators", o.communicators},
                               {"together", breakdown(o.together)},
                               {"mfu", Mfu(m_mix->GetJobs()[i].step, o.together.stepSeconds)}};

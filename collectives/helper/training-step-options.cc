@@ -384,7 +384,8 @@ TrainingStepOptions::GetJobGpus() const
 JobMix::Cluster
 TrainingStepOptions::GetJobCluster(const std::string& fabric,
                                    const FabricRunOptions& fabricOpts,
-                                   uint32_t seed) const
+                                   uint32_t seed,
+                                   Time stop) const
 {
     JobMix::Cluster cluster;
     cluster.builder = GetJobBuilder();
@@ -394,6 +395,7 @@ TrainingStepOptions::GetJobCluster(const std::string& fabric,
     cluster.nccl.generation = StepPresets::GetGeneration(m_gpu);
     cluster.congestionControl = GetCluster(fabric, fabricOpts, seed).congestionControl;
     cluster.split = &fabricOpts;
+    cluster.stop = stop;
     return cluster;
 }
 

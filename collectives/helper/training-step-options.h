@@ -109,10 +109,12 @@ class TrainingStepOptions
      * \param fabric "roce" (with --cc) or "ib"
      * \param fabricOpts the fabric's options
      * \param seed the run's seed (ECMP)
+     * \param stop the program's --stop (0: run to the end)
      */
     JobMix::Cluster GetJobCluster(const std::string& fabric,
                                   const FabricRunOptions& fabricOpts,
-                                  uint32_t seed) const;
+                                  uint32_t seed,
+                                  Time stop) const;
     /// "training step of MODEL on GPUS GPU: where the time goes".
     std::string GetPlotTitle() const;
 

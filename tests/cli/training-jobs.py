@@ -15,6 +15,8 @@
 - The link report: on rails nothing climbs to a spine; on the shared uplinks they carry load.
   Flows per link: as many go down as up, none spread better than evenly, a NIC's not at all.
   jobs.png and links.png are drawn; the heat map's cells are links.csv's directions.
+- --stop before the jobs end: exit 0, each job marked stopped with the operation instances it
+  finished (some, not all), no step, the packet balance of what ran holding.
 - Every row adds up (compute + bubble + exposed communication = the step); the jobs' nodes
   are disjoint; the packet balance holds; on the shared uplinks TP's collectives (NVLink) take
   their time alone and DP's up to twice it; a second identical run gives identical results.
@@ -168,6 +170,12 @@ def main():
                 problems.append(f"moe: {name}'s timeline has GPUs {sorted(gpus)}, kinds {cats}")
     else:
         problems.append(f"moe: jobs {sorted(jobs)}")
+
+    stopped = run(binary, cwd, "stopped", [f"--jobs={jobs_file}", "--stop=1ms"])
+    for j in stopped["jobs"]:
+        if not (j.get("stopped") and 0 < j.get("finished_instances", 0) < j["instances"]):
+            problems.append(f"--stop=1ms: job {j['name']}: stopped {j.get('stopped')}, "
+                            f"{j.get('finished_instances')} of {j['instances']} instances")
 
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)

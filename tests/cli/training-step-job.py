@@ -10,6 +10,7 @@ InfiniBand:
   fabric, where no two groups can meet on a link, so the measured step is within 2 % of the
   step --mode=packet composes from each collective timed alone;
 - the shape options reach the model (summary.json's layers and parameters);
+- --stop before the step ends: each fabric's row says it stopped there and how far it got;
 - a replayed workload (examples/workloads/pipeline-2stage.json: its two ranks the stages, its
   tp, pp and dp communicators of 8, 2 and 4 GPUs) runs as a whole job of 64 GPUs, within 2 %
   of its composed step too, with MFU over the workload's 64 GPUs;
@@ -93,6 +94,14 @@ def main():
         mfu = 9.1e14 / (f["step_s"] * 989e12 * 64)  # the file's model_flops over its gpus
         if abs(f["mfu"] - mfu) > 1e-9:
             problems.append(f"replay {f['fabric']}: MFU {f['mfu']}, expected {mfu} over 64 GPUs")
+
+    # --stop before the step ends: every fabric runs to it, says how far it got, exit 0.
+    stdout, stopped = run(binary, cwd, "stopped", [*SMALL, "--mode=job", "--stop=300us"])
+    rows = stopped.get("fabrics", [])
+    if [r["fabric"] for r in rows] != ["roce", "ib"] or not all(
+            r.get("interrupted") and "stopped by --stop at 0.300 ms" in r.get("stopped", "")
+            for r in rows):
+        problems.append(f"--stop=300us: rows {[(r['fabric'], r.get('stopped')) for r in rows]}")
 
     if problems:
         clitest.fail("; ".join(problems))
