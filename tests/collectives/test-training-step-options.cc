@@ -206,7 +206,9 @@ TEST(TrainingStepOptions, TheJobModesDegreesAreTheOptionsOrTheWorkloads)
     const JobGraph::Layout& g = generated.step.GetJobLayout();
     EXPECT_EQ(std::vector<uint32_t>({g.tp, g.pp, g.dp, g.ep}), std::vector<uint32_t>({8, 2, 4, 1}));
     EXPECT_EQ(generated.step.GetStep().layers, 4U) << "--layers changes the 8B's 32";
-    EXPECT_EQ(generated.step.GetJobCluster("roce", generated.fabric, 1).builder.GetNNodes(), 8U);
+    EXPECT_EQ(
+        generated.step.GetJobCluster("roce", generated.fabric, 1, Time(0)).builder.GetNNodes(),
+        8U);
 
     // The workload's ranks are its 2 stages, its tp and dp communicators 8 and 4 GPUs: 64 GPUs
     // whatever --gpus says, and MFU over the file's 64.
@@ -215,7 +217,7 @@ TEST(TrainingStepOptions, TheJobModesDegreesAreTheOptionsOrTheWorkloads)
     replay.step.Load();
     const JobGraph::Layout& r = replay.step.GetJobLayout();
     EXPECT_EQ(std::vector<uint32_t>({r.tp, r.pp, r.dp, r.ep}), std::vector<uint32_t>({8, 2, 4, 1}));
-    EXPECT_EQ(replay.step.GetJobCluster("ib", replay.fabric, 1).builder.GetNNodes(), 8U);
+    EXPECT_EQ(replay.step.GetJobCluster("ib", replay.fabric, 1, Time(0)).builder.GetNNodes(), 8U);
     EXPECT_EQ(replay.step.GetMfuGpus(), 64U);
 
     // With --mode=job an NCCL log is the whole job's (NcclJobLog): the sample has one process's
