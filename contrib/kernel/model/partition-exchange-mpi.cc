@@ -16,6 +16,19 @@ namespace ns3
 namespace
 {
 
+/// Where each rank's part starts in the concatenation of parts of these lengths (MPI's
+/// displacements), and the last entry their total.
+std::vector<int>
+Displacements(const std::vector<int>& lengths)
+{
+    std::vector<int> at(lengths.size() + 1, 0);
+    for (std::size_t r = 0; r < lengths.size(); ++r)
+    {
+        at[r + 1] = at[r] + lengths[r];
+    }
+    return at;
+}
+
 class MpiPartitionExchange final : public PartitionExchange
 {
   public:
@@ -62,14 +75,8 @@ class MpiPartitionExchange final : public PartitionExchange
         }
         std::vector<int> recvCounts(m_size);
         MPI_Alltoall(sendCounts.data(), 1, MPI_INT, recvCounts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-        std::vector<int> recvOffsets(m_size);
-        int total = 0;
-        for (int r = 0; r < m_size; ++r)
-        {
-            recvOffsets[r] = total;
-            total += recvCounts[r];
-        }
-        std::vector<uint8_t> in(total);
+        const std::vector<int> recvOffsets = Displacements(recvCounts);
+        std::vector<uint8_t> in(recvOffsets.back());
         MPI_Alltoallv(send.data(),
                       sendCounts.data(),
                       sendOffsets.data(),
@@ -110,14 +117,8 @@ class MpiPartitionExchange final : public PartitionExchange
         const int length = static_cast<int>(bytes.size());
         std::vector<int> lengths(m_size);
         MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
-        std::vector<int> offsets(m_size);
-        int total = 0;
-        for (int r = 0; r < m_size; ++r)
-        {
-            offsets[r] = total;
-            total += lengths[r];
-        }
-        std::vector<uint8_t> all(total);
+        const std::vector<int> offsets = Displacements(lengths);
+        std::vector<uint8_t> all(offsets.back());
         MPI_Allgatherv(bytes.data(),
                        length,
                        MPI_BYTE,
@@ -134,14 +135,8 @@ class MpiPartitionExchange final : public PartitionExchange
         const int length = static_cast<int>(text.size());
         std::vector<int> lengths(m_size);
         MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-        std::vector<int> offsets(m_size);
-        int total = 0;
-        for (int r = 0; r < m_size; ++r)
-        {
-            offsets[r] = total;
-            total += lengths[r];
-        }
-        std::vector<char> all(m_rank == 0 ? total : 0);
+        const std::vector<int> offsets = Displacements(lengths);
+        std::vector<char> all(m_rank == 0 ? offsets.back() : 0);
         MPI_Gatherv(text.data(),
                     length,
                     MPI_CHAR,
