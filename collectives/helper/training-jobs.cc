@@ -11,7 +11,6 @@
 #include "ns3/attribute-defaults.h"
 #include "ns3/cluster-placement.h"
 #include "ns3/gnuplot-script.h"
-#include "ns3/ib-routing.h"
 #include "ns3/input-error.h"
 #include "ns3/rdma-cc-helper.h"
 #include "ns3/units.h"
@@ -429,7 +428,7 @@ TrainingJobs::Routing() const
     {
         return "ECMP";
     }
-    const std::string engine = IbRouting::GetEngineName(CreateObject<IbRouting>()->GetEngine());
+    const std::string engine = AttributeDefaults::Get("ns3::IbRouting::Engine");
     return AttributeDefaults::Get("ns3::IbSwitch::AdaptiveRouting") == "true"
                ? engine + " + adaptive"
                : engine;
