@@ -56,9 +56,8 @@ main(int argc, char* argv[])
     FabricRunOptions fabricOpts;
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
-    // The fabric split into partitions, emulated in one process (not yet across MPI
-    // processes: the packet balance of its torn-down runs is not merged across them).
-    fabricOpts.AllowPartitions(false);
+    // The fabric split into partitions: MPI processes, or emulated in one.
+    fabricOpts.AllowPartitions();
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     cluster.ApplyOptions(opts);
@@ -77,24 +76,41 @@ main(int argc, char* argv[])
     }
     jobs.Load(jobsPath); // the jobs placed on the cluster, or exit 2 naming the mistake
     RunOutput out(opts.GetOutDir());
-    jobs.PrintSetup(stdout);
-    if (timeline)
+    // Split across MPI processes, every process runs its part of the fabric and the jobs'
+    // schedulers; rank 0 prints, writes the files and the merged summary.
+    out.SetExchange(fabricOpts.GetExchange());
+    const bool reports = out.Reports();
+    if (reports)
+    {
+        jobs.PrintSetup(stdout);
+    }
+    if (timeline && reports)
     {
         jobs.WriteTimelines(out);
     }
     jobs.Run(alone);
-    jobs.Print(stdout);
-    jobs.WriteLinks(out);
+    if (reports)
+    {
+        jobs.Print(stdout);
+        jobs.WriteLinks(out);
+    }
     nlohmann::json& j = out.Json();
     j["program"] = "training-jobs";
     j["config"] = opts.OptionsAsJson();
     jobs.WriteJson(j);
-    j["plots"] = jobs.Plot(out);
+    if (reports)
+    {
+        j["plots"] = jobs.Plot(out);
+    }
     out.RecordRunFigures(jobs.GetMix().GetEvents(),
                          jobs.GetMix().GetPacketHops(),
                          Seconds(jobs.GetMix().GetSimulatedSeconds()),
                          opts.GetWallSeconds());
     out.WriteSummary();
+    if (!reports)
+    {
+        return RunOutput::GetExitCode();
+    }
     for (const nlohmann::json& job : j["jobs"])
     {
         if (job.contains("timeline"))

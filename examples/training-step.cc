@@ -40,6 +40,7 @@
 #include "ns3/training-step-options.h"
 
 #include <cstdio>
+#include <memory>
 
 using namespace ns3;
 
@@ -59,9 +60,8 @@ main(int argc, char* argv[])
     fabricOpts.SetDefaultCc("dcqcn");
     fabricOpts.SetCcOnRoceOnly();
     fabricOpts.AllowTcp();
-    // --mode=job's one fabric split into partitions, emulated in one process (not yet across
-    // MPI processes: the packet balance of its torn-down runs is not merged across them).
-    fabricOpts.AllowPartitions(false);
+    // --mode=job's one fabric split into partitions: MPI processes, or emulated in one.
+    fabricOpts.AllowPartitions();
     fabricOpts.AddOptions(opts);
     opts.Parse(argc, argv);
     step.ApplyOptions(opts, fabricOpts); // and reads --workload
@@ -76,19 +76,29 @@ main(int argc, char* argv[])
                              .Build());
     step.CheckResources(opts, fabricOpts);
     RunOutput out(opts.GetOutDir());
-    step.PrintSetup(stdout, fabricOpts.GetLines());
+    // --mode=job split across MPI processes: every process runs its part of each fabric and
+    // the job's scheduler; rank 0 prints, writes the files and the merged summary.
+    out.SetExchange(fabricOpts.GetExchange());
+    const bool reports = out.Reports();
+    std::unique_ptr<FILE, int (*)(FILE*)> quiet(reports ? nullptr : std::fopen("/dev/null", "w"),
+                                                &std::fclose);
+    FILE* report = reports ? stdout : quiet.get();
+    NS_ABORT_MSG_UNLESS(report, "training-step: cannot open /dev/null");
+    step.PrintSetup(report, fabricOpts.GetLines());
 
     StepFabricComparison fabrics(step.GetGraph(),
                                  step.GetModelFlops(),
                                  step.GetStep().peakTflops,
                                  step.GetMfuGpus());
-    StepFabricComparison::PrintHeader(stdout, fabrics.HasEp());
+    StepFabricComparison::PrintHeader(report, fabrics.HasEp());
     for (const std::string& fabric : fabricOpts.GetFabrics())
     {
         if (step.IsJob() && fabric == "tcp")
         {
-            std::printf("  %12s (--mode=job runs the RDMA fabrics only; --mode=packet times TCP)\n",
-                        "TCP");
+            std::fprintf(
+                report,
+                "  %12s (--mode=job runs the RDMA fabrics only; --mode=packet times TCP)\n",
+                "TCP");
             continue;
         }
         const bool timed =
@@ -96,17 +106,21 @@ main(int argc, char* argv[])
                 ? fabrics.Measure(
                       step.GetJobCluster(fabric, fabricOpts, opts.GetSeed(), opts.GetStop()),
                       step.GetJobLayout(),
-                      stdout)
-                : fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), stdout);
+                      report)
+                : fabrics.Time(step.GetCluster(fabric, fabricOpts, opts.GetSeed()), report);
         if (!timed)
         {
             break; // SIGINT or SIGTERM: what was timed so far is the result
         }
     }
-    fabrics.WriteCsv(out);
     const double wallSeconds = opts.GetWallSeconds();
-    fabrics.PrintCollectives(stdout);
-    const std::string plot = fabrics.Plot(out, "training-step", step.GetPlotTitle());
+    fabrics.PrintCollectives(report);
+    std::string plot;
+    if (reports)
+    {
+        fabrics.WriteCsv(out);
+        plot = fabrics.Plot(out, "training-step", step.GetPlotTitle());
+    }
 
     nlohmann::json& j = out.Json();
     j["program"] = "training-step";
@@ -123,9 +137,10 @@ main(int argc, char* argv[])
                          Seconds(fabrics.GetSimulatedSeconds()),
                          wallSeconds);
     out.WriteSummary();
-    std::printf("# plot: %s\n# %s\n# results: %s\n",
-                plot.c_str(),
-                out.RunFiguresLine().c_str(),
-                out.PathOf("summary.json").c_str());
+    std::fprintf(report,
+                 "# plot: %s\n# %s\n# results: %s\n",
+                 plot.c_str(),
+                 out.RunFiguresLine().c_str(),
+                 out.PathOf("summary.json").c_str());
     return RunOutput::GetExitCode(); // 130 or 143 after SIGINT or SIGTERM, 3 for --strict
 }

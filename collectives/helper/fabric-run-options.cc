@@ -27,15 +27,14 @@ FabricRunOptions::AddOptions(ProgramOptions& opts)
     m_ib.AddOptions(opts);
     if (m_partitionsAllowed)
     {
-        m_split.AddOptions(opts, m_processesAllowed);
+        m_split.AddOptions(opts);
     }
 }
 
 void
-FabricRunOptions::AllowPartitions(bool processes)
+FabricRunOptions::AllowPartitions()
 {
     m_partitionsAllowed = true;
-    m_processesAllowed = processes;
 }
 
 bool

@@ -49,9 +49,9 @@ class FabricRunOptions
     void SetCcOnRoceOnly();
     /// Accept --fabric=tcp (collectives over TCP sockets on the Ethernet fabric).
     void AllowTcp();
-    /// Offer --partitions (before AddOptions); the program then calls Partition. Without
-    /// `processes`, only emulated in one process: started as several, the program refuses.
-    void AllowPartitions(bool processes = true);
+    /// Offer --partitions and MPI processes (before AddOptions); the program then calls
+    /// Partition.
+    void AllowPartitions();
     /// Whether --partitions (or a launcher) split the run.
     bool IsSplit() const;
     /// Of a split run whose simulations ended: summary.json's "partitions"
@@ -122,8 +122,7 @@ class FabricRunOptions
     bool m_ccOnRoceOnly{false};
     bool m_tcp{false};
     bool m_partitionsAllowed{false};
-    bool m_processesAllowed{true}; //!< AllowPartitions' `processes`
-    SplitRunOptions m_split;       //!< --partitions, or the MPI processes
+    SplitRunOptions m_split; //!< --partitions, or the MPI processes
     // 10 us: a few samples per 64 MiB ring step at 100G; ib-credits.csv grows with ports x
     // run time / interval (about 30 B per port VL and sample, written as sampled).
     Time m_ibSample{MicroSeconds(10)};

@@ -9,6 +9,7 @@
 #include "step-collective-timer.h"
 
 #include "ns3/abort.h"
+#include "ns3/conservation-check.h"
 #include "ns3/fabric-simulator-impl.h"
 #include "ns3/log.h"
 #include "ns3/progress-reporter.h"
@@ -128,11 +129,20 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
             Simulator::Stop(m_cluster.stop);
         }
         // Its tick is where a run notices SIGINT or SIGTERM (RunInterrupt), and a long run
-        // shows its progress.
-        ProgressReporter progress(m_cluster.stop, [&running]() { return running > 0; });
-        progress.Start();
+        // shows its progress. Split across processes, rank 0's (the others stop with it).
+        PartitionExchange* processes = m_cluster.split ? m_cluster.split->GetExchange() : nullptr;
+        std::unique_ptr<ProgressReporter> progress;
+        if (!processes || processes->GetRank() == 0)
+        {
+            progress = std::make_unique<ProgressReporter>(m_cluster.stop,
+                                                          [&running]() { return running > 0; });
+            progress->Start();
+        }
         Simulator::Run();
-        progress.Stop();
+        if (progress)
+        {
+            progress->Stop();
+        }
         for (size_t i = 0; i < which.size(); ++i)
         {
             Outcome& o = m_outcomes[which[i]];
@@ -166,16 +176,37 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
         }
         if (!alone)
         {
-            m_links = std::make_unique<LinkReport>(fabric.GetFabric(),
+            LinkReport::Counters counters =
+                LinkReport::CountersOf(fabric.GetFabric(), fabric.GetTopology());
+            if (processes)
+            {
+                LinkReport::SumAcross(counters, *processes); // rank 0 reports every port's
+            }
+            m_links = std::make_unique<LinkReport>(counters,
                                                    fabric.GetTopology(),
                                                    Simulator::Now().GetSeconds());
         }
-        m_events += Simulator::GetEventCount();
+        if (processes)
+        {
+            // Each process holds part of the fabric: the run's packet balance is their sum,
+            // taken before the fabric is torn down (its own capture then keeps it).
+            ConservationCheck::Capture(processes);
+            ConservationCheck::MergeAcross(*processes);
+        }
+        uint64_t events = Simulator::GetEventCount();
         if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
         {
             m_remoteEvents += impl->GetRemoteEventCount();
             m_lookahead = TimeStep(static_cast<int64_t>(impl->GetLookahead()));
+            if (processes && processes->GetRank() != 0)
+            {
+                // Every process runs the global events (the jobs' schedulers, the notices):
+                // rank 0 counts them, so that the processes' counts add up to the unsplit
+                // run's.
+                events -= impl->GetGlobalEventCount();
+            }
         }
+        m_events += events;
         m_packetHops += fabric.GetFabric().GetPacketHops();
         m_simulatedSeconds += Simulator::Now().GetSeconds();
     }

@@ -105,9 +105,9 @@ TrainingStepOptions::ApplyOptions(ProgramOptions& opts, FabricRunOptions& fabric
         }
         if (fabric.IsSplit() && !IsJob())
         {
-            throw InputError("--partitions with --mode=" + m_mode +
-                                 ": it splits the one fabric of the whole job",
-                             "--mode=job with --partitions");
+            throw InputError("--partitions or MPI processes with --mode=" + m_mode +
+                                 ": they split the one fabric of the whole job",
+                             "--mode=job with --partitions or mpirun");
         }
         Check();
         Load();

@@ -26,7 +26,8 @@ from determinism import differences
 
 # The CSVs rank 0 writes for the whole run of a split across processes.
 MERGED_CSVS = ("collectives.csv", "fct.csv", "fct-bins.csv", "pfc.csv", "ib-ports.csv",
-               "ib-credits.csv", "ib-congestion.csv", "ib-port-waits.csv")
+               "ib-credits.csv", "ib-congestion.csv", "ib-port-waits.csv", "jobs.csv",
+               "links.csv", "links-heat.csv", "step-breakdown.csv")
 # Of those, the logs of events merged by time (RunOutput::MergeCsvAcross).
 EVENT_LOGS = ("pfc.csv", "ib-credits.csv")
 

@@ -7,6 +7,7 @@
 // stacks' auditors: tests/rocev2/test-conservation-scenario.cc and
 // tests/infiniband/test-ib-conservation-scenario.cc.
 
+#include "../kernel/fake-exchange.h"
 #include "temp-dir-test.h"
 
 #include "ns3/conservation-account.h"
@@ -242,6 +243,72 @@ TEST_F(FabricConservationCheck, LatestCaptureOfASimulationCounts)
     EXPECT_EQ(accounts.at("fake").GetAudits(), 2U);
     EXPECT_TRUE(ConservationCheck::Holds());
     EXPECT_EQ(ConservationCheck::ToJson()["fake"]["simulations"], 2);
+}
+
+namespace
+{
+
+/// Rank `rank` of two processes; the other one's accounts are `theirs` (Gather).
+class TwoProcesses : public FakeExchangeBase
+{
+  public:
+    TwoProcesses(uint32_t rank, const ConservationAccount& theirs)
+        : FakeExchangeBase(rank, 2),
+          m_theirs(nlohmann::json{{"fake", theirs.ToJson()}}.dump())
+    {
+    }
+
+    std::vector<std::string> Gather(const std::string& text) override
+    {
+        return GetRank() == 0 ? std::vector<std::string>{text, m_theirs}
+                              : std::vector<std::string>{m_theirs, text};
+    }
+
+  private:
+    std::string m_theirs;
+};
+
+} // namespace
+
+// Programs that tear down one simulation after another (training-jobs) merge each one's
+// accounts across the processes before its fabric goes; the fabric's own capture at teardown
+// (this process's part alone, which does not balance) must not replace the sum.
+TEST_F(FabricConservationCheck, ASplitSimulationMergedAcrossProcessesKeepsItsSumAtTeardown)
+{
+    ConservationAccount mine; // injected here, partly delivered in the other process
+    mine.AddInjected(10, 1000);
+    mine.AddDelivered(4, 400);
+    ConservationAccount theirs;
+    theirs.AddDelivered(6, 600);
+    for (uint32_t rank : {0U, 1U})
+    {
+        ConservationCheck::Reset();
+        TwoProcesses exchange(rank, theirs);
+        for (int simulation = 0; simulation < 2; ++simulation)
+        {
+            next = mine;
+            ConservationCheck::Capture(&exchange);
+            ConservationCheck::MergeAcross(exchange);
+            ConservationCheck::Capture(); // the teardown's
+            Simulator::Destroy();
+        }
+        const auto accounts = ConservationCheck::GetAccounts();
+        if (rank != 0)
+        {
+            EXPECT_TRUE(accounts.empty()) << "rank 0 speaks for the run";
+            continue;
+        }
+        ASSERT_EQ(accounts.count("fake"), 1U);
+        EXPECT_EQ(accounts.at("fake").GetInjected().packets, 20U);
+        EXPECT_EQ(accounts.at("fake").GetDelivered().packets, 20U);
+        EXPECT_EQ(accounts.at("fake").GetAudits(), 2U);
+        EXPECT_TRUE(ConservationCheck::Holds()) << ConservationCheck::ToJson().dump();
+    }
+    // Unmerged, the teardown's capture is the simulation's (one process, as before).
+    ConservationCheck::Reset();
+    next = mine;
+    ConservationCheck::Capture();
+    EXPECT_FALSE(ConservationCheck::Holds());
 }
 
 TEST_F(FabricConservationCheck, AlertsAndStrictExitCode)

@@ -23,6 +23,9 @@ struct State
     bool commitScheduled{false};
     bool strict{false};
     PartitionExchange* across{nullptr}; //!< during Capture(across)
+    /// The live simulation's audit is the sum across processes (MergeAcross): this
+    /// process's own audit must not replace it (RdmaFabric's teardown capture).
+    bool mergedAcross{false};
 };
 
 State&
@@ -44,6 +47,11 @@ void
 ConservationCheck::Capture(PartitionExchange* across)
 {
     State& s = GetState();
+    if (!across && s.mergedAcross)
+    {
+        NS_LOG_INFO("the live simulation's audit was merged across processes: kept");
+        return;
+    }
     bool found = false;
     s.across = across;
     for (const auto& [stack, auditor] : s.auditors)
@@ -82,6 +90,7 @@ ConservationCheck::MergeAcross(PartitionExchange& exchange)
         mine[stack] = account.ToJson();
     }
     const std::vector<std::string> texts = exchange.Gather(mine.dump());
+    s.mergedAcross = s.commitScheduled;
     if (exchange.GetRank() != 0)
     {
         s.current.clear();
@@ -124,6 +133,7 @@ ConservationCheck::Commit()
     }
     s.current.clear();
     s.commitScheduled = false;
+    s.mergedAcross = false;
 }
 
 std::map<std::string, ConservationAccount>
@@ -252,6 +262,7 @@ ConservationCheck::Reset()
     s.total.clear();
     s.current.clear();
     s.strict = false;
+    s.mergedAcross = false;
     // A commit still scheduled finds nothing to add; the flag stays so that it is not
     // scheduled twice in the same simulation.
 }

@@ -64,7 +64,8 @@ class ConservationCheck
      * of every process's (ConservationAccount::AddProcess), so that ToJson, GetAlerts and
      * --strict speak for the whole fabric; the other processes' are cleared (alone, a process
      * does not balance: a packet injected there may be delivered in another). Every process
-     * calls it.
+     * calls it. Until the simulation is destroyed, a Capture() without `across` (a fabric's
+     * teardown) keeps the merged audit.
      */
     static void MergeAcross(PartitionExchange& exchange);
 

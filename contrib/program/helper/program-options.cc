@@ -502,11 +502,11 @@ ProgramOptions::Parse(const std::vector<std::string>& args)
         const uint32_t processes = PartitionExchange::LauncherProcesses();
         if (processes > 1 && !m_splitRuns)
         {
-            throw InputError(
-                "started as " + std::to_string(processes) + " processes (mpirun or srun), but " +
-                    m_program + " runs as one: each would simulate the whole run",
-                "one process; fattree-allreduce, flows and scenario split a run across "
-                "processes");
+            throw InputError("started as " + std::to_string(processes) +
+                                 " processes (mpirun or srun), but " + m_program +
+                                 " runs as one: each would simulate the whole run",
+                             "one process; fattree-allreduce, flows, scenario, training-jobs and "
+                             "training-step --mode=job split a run across processes");
         }
     }
     catch (const InputError& e)

@@ -27,12 +27,9 @@ SplitRunOptions::SplitRunOptions() = default;
 SplitRunOptions::~SplitRunOptions() = default;
 
 void
-SplitRunOptions::AddOptions(ProgramOptions& opts, bool processes)
+SplitRunOptions::AddOptions(ProgramOptions& opts)
 {
-    if (processes)
-    {
-        opts.AllowSplitRuns();
-    }
+    opts.AllowSplitRuns();
     opts.AddValue("partitions",
                   "split the fabric into this many partitions (pods and core shares) run as "
                   "that many MPI ranks would, emulated in one process; 1 is the same event "

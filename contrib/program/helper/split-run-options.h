@@ -34,9 +34,8 @@ class SplitRunOptions
     SplitRunOptions();
     ~SplitRunOptions();
 
-    /// Add --partitions and, with `processes`, accept being started as several processes
-    /// (without, the program refuses it as programs that do not split do).
-    void AddOptions(ProgramOptions& opts, bool processes = true);
+    /// Accept being started as several processes, and add --partitions.
+    void AddOptions(ProgramOptions& opts);
     /**
      * After Parse: the MPI processes of the launcher, if any (started by one as a single
      * process, the run is that of --partitions=1, so that 1, 2 and N processes agree), and the

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <sstream>
 
 namespace ns3
 {
@@ -39,7 +40,59 @@ LinkReport::Tier::Imbalance() const
     return meanUtilisation > 0 ? maxUtilisation / meanUtilisation : 0;
 }
 
+LinkReport::Counters
+LinkReport::CountersOf(const RdmaFabric& fabric, const FabricTopology& topology)
+{
+    Counters counters;
+    counters.reserve(topology.GetNLinks());
+    for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
+    {
+        counters.push_back(fabric.GetLinkCounters(l));
+    }
+    return counters;
+}
+
+void
+LinkReport::SumAcross(Counters& counters, PartitionExchange& exchange)
+{
+    // Per direction: bytes, held-back time steps, flows, as text (Gather's).
+    std::string mine;
+    for (const auto& both : counters)
+    {
+        for (const RdmaFabric::LinkDirection& d : both)
+        {
+            mine += std::to_string(d.txBytes) + " " + std::to_string(d.held.GetTimeStep()) + " " +
+                    std::to_string(d.flows) + " ";
+        }
+    }
+    const std::vector<std::string> all = exchange.Gather(mine);
+    for (size_t r = 1; r < all.size(); ++r)
+    {
+        std::istringstream in(all[r]);
+        for (auto& both : counters)
+        {
+            for (RdmaFabric::LinkDirection& d : both)
+            {
+                uint64_t bytes = 0;
+                int64_t held = 0;
+                uint32_t flows = 0;
+                in >> bytes >> held >> flows;
+                NS_ABORT_MSG_UNLESS(in,
+                                    "LinkReport::SumAcross: process " << r << " sent fewer links");
+                d.txBytes += bytes;
+                d.held += TimeStep(held);
+                d.flows += flows;
+            }
+        }
+    }
+}
+
 LinkReport::LinkReport(const RdmaFabric& fabric, const FabricTopology& topology, double seconds)
+    : LinkReport(CountersOf(fabric, topology), topology, seconds)
+{
+}
+
+LinkReport::LinkReport(const Counters& counters, const FabricTopology& topology, double seconds)
     : m_seconds(seconds)
 {
     NS_ABORT_MSG_IF(!(seconds > 0), "LinkReport: a run of " << seconds << " s");
@@ -50,7 +103,8 @@ LinkReport::LinkReport(const RdmaFabric& fabric, const FabricTopology& topology,
     for (uint32_t l = 0; l < topology.GetNLinks(); ++l)
     {
         const FabricTopology::Link& link = topology.GetLink(l);
-        const std::array<RdmaFabric::LinkDirection, 2> both = fabric.GetLinkCounters(l);
+        NS_ABORT_MSG_UNLESS(l < counters.size(), "LinkReport: no counters for link " << l);
+        const std::array<RdmaFabric::LinkDirection, 2>& both = counters[l];
         for (uint32_t end = 0; end < 2; ++end)
         {
             const FabricTopology::Node& a = topology.GetNode(end == 0 ? link.nodeA : link.nodeB);

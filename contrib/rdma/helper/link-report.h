@@ -8,7 +8,9 @@
 #include "rdma-fabric.h"
 
 #include "ns3/fabric-topology.h"
+#include "ns3/partition-exchange.h"
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -73,6 +75,19 @@ class LinkReport
      * \param seconds the run's simulated time (> 0)
      */
     LinkReport(const RdmaFabric& fabric, const FabricTopology& topology, double seconds);
+
+    /// Each link's two directions (A to B, B to A), by the topology's link id.
+    typedef std::vector<std::array<RdmaFabric::LinkDirection, 2>> Counters;
+    /// The counters of every link of a fabric built on a topology.
+    static Counters CountersOf(const RdmaFabric& fabric, const FabricTopology& topology);
+    /**
+     * In a run split across processes, each process has the counters of the ports it ran
+     * (zero elsewhere): make rank 0's the sum of every process's, so that its report is the
+     * whole fabric's. Every process calls it; the other processes' stay their own.
+     */
+    static void SumAcross(Counters& counters, PartitionExchange& exchange);
+    /// The report of a topology's links from their counters (CountersOf).
+    LinkReport(const Counters& counters, const FabricTopology& topology, double seconds);
 
     /// Each tier pair, going up the tiers and then down.
     const std::vector<Tier>& GetTiers() const;
