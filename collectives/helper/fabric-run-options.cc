@@ -101,8 +101,9 @@ FabricRunOptions::ApplyOptions(ProgramOptions& opts, DataRate& linkRate)
         {
             given += (given.empty() ? "" : ",") + f;
         }
-        opts.Fail(InputError("--partitions splits one RDMA fabric, not --fabric=" + given,
-                             "--fabric=roce or --fabric=ib"));
+        opts.Fail(InputError(
+            "--partitions (or MPI processes) split one RDMA fabric, not --fabric=" + given,
+            "--fabric=roce or --fabric=ib"));
     }
     const bool ib = std::find(m_fabrics.begin(), m_fabrics.end(), "ib") != m_fabrics.end();
     if (ib && !m_ccOnRoceOnly && m_cc.GetName() == "hpcc")

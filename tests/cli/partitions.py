@@ -13,7 +13,10 @@ tests/mpi): the summary merged by rank 0 must be the one-process run's (its pack
 InfiniBand's report included), and the CSVs rank 0 writes for the whole run (MERGED_CSVS) the
 same.
 
-usage: partitions.py WORKDIR MIN_PAUSES [--mpiexec=LAUNCHER] BINARY [ARG...]
+--upto=N: split into 2 and 4 partitions, or only 2 (--upto=2: a long run, where 2 processes
+exercise every path between processes).
+
+usage: partitions.py WORKDIR MIN_PAUSES [--mpiexec=LAUNCHER] [--upto=N] BINARY [ARG...]
 """
 
 import filecmp
@@ -59,11 +62,15 @@ def main():
     if rest[0].startswith("--mpiexec="):
         mpiexec = [a for a in rest[0][len("--mpiexec="):].split(",") if a]
         rest = rest[1:]
+    upto = 4
+    if rest[0].startswith("--upto="):
+        upto = int(rest[0][len("--upto="):])
+        rest = rest[1:]
     binary, args = rest[0], rest[1:]
     cwd = clitest.fresh_dir(workdir)
     runs = {}
     # Under MPI, one process of the launcher too ("mpi1"): it must run as --partitions=1.
-    for n in (1, 2, 4) + (("mpi1",) if mpiexec else ()):
+    for n in tuple(k for k in (1, 2, 4) if k <= upto) + (("mpi1",) if mpiexec else ()):
         out = os.path.join(cwd, f"p{n}")
         if mpiexec and n != 1:
             np = 1 if n == "mpi1" else n
