@@ -200,12 +200,14 @@ NcclCommunicator::OpConfig(CollectiveOp op,
     c.opIndex = opIndex;
     c.protocol = protocol;
     c.slotsPerMessage = ChannelSplit::SliceSteps(op, algorithm, protocol);
-    c.startLatency = MicroSeconds(NcclTuner::BaseLatencyUs(algorithm, protocol));
+    // FromDouble: MicroSeconds() takes an integer and truncated 6.6 us to 6 and every NVLink
+    // hop's 0.6 us to nothing (small collectives inside a node came out 2.5x too fast).
+    c.startLatency = Time::FromDouble(NcclTuner::BaseLatencyUs(algorithm, protocol), Time::US);
     for (NcclTuner::Link link :
          {NcclTuner::Link::NVLINK, NcclTuner::Link::PCI, NcclTuner::Link::NET})
     {
         c.hopLatency[static_cast<size_t>(link)] =
-            MicroSeconds(NcclTuner::HwLatencyUs(link, algorithm, protocol));
+            Time::FromDouble(NcclTuner::HwLatencyUs(link, algorithm, protocol), Time::US);
     }
     return c;
 }

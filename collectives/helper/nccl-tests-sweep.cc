@@ -126,10 +126,9 @@ NcclTestsSweep::Packet(NcclCommunicator& comm,
     if (progress)
     {
         // The tuner's times are a fair estimate of the end for % done and ETA.
-        reporter =
-            std::make_unique<ProgressReporter>(Simulator::Now() + MicroSeconds(expectedUs), [&]() {
-                return next < rows.size() && !Simulator::IsFinished();
-            });
+        reporter = std::make_unique<ProgressReporter>(
+            Simulator::Now() + Time::FromDouble(expectedUs, Time::US),
+            [&]() { return next < rows.size() && !Simulator::IsFinished(); });
         reporter->Start();
     }
     Simulator::Run();

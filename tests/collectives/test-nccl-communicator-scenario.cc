@@ -15,8 +15,10 @@
 #include "ns3/fabric-instance.h"
 #include "ns3/gpu-layout.h"
 #include "ns3/nccl-communicator.h"
+#include "ns3/nccl-tuner.h"
 #include "ns3/rail-optimized-builder.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 #include <memory>
 
@@ -108,6 +110,42 @@ TEST(NcclCommunicatorScenario, ConnectionsUseNvLinkInsideANodeAndPxnThroughTheRa
               Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE, 4 << 20));
     EXPECT_EQ(direct.GetPxnConnections(), 0U);
     EXPECT_EQ(direct.GetNetworkConnections(), 4U * 2);
+}
+
+TEST(NcclCommunicatorScenario, ASmallRingInsideANodePaysTheStartAndOneHopLatencyPerStep)
+{
+    // An 8-byte ring all-reduce of n GPUs on NVLink runs 2(n-1) dependent steps, an all-gather
+    // n-1; each step pays NCCL's NVLink hop latency (Ring LL 0.6 us, Simple 3.4 us) after the
+    // start latency (6.6 us, 8.4 us), as NCCL's tuner counts them: 15.0 us for 8 GPUs at LL.
+    // Bytes on NVLink take picoseconds: a nanosecond per step at most.
+    for (uint32_t n : {2U, 4U, 8U})
+    {
+        for (NcclProtocol proto : {NcclProtocol::LL, NcclProtocol::SIMPLE})
+        {
+            for (CollectiveOp op : {CollectiveOp::ALL_REDUCE, CollectiveOp::ALL_GATHER})
+            {
+                Cluster cluster(1, n, "roce");
+                NcclCommunicator::Config config;
+                config.nChannels = 1;
+                NcclCommunicator comm(*cluster.fabric,
+                                      cluster.topo,
+                                      cluster.routes,
+                                      cluster.layout,
+                                      config);
+                const auto r = cluster.Run(comm, Forced(op, NcclAlgorithm::RING, proto, 8));
+                const uint32_t steps = op == CollectiveOp::ALL_REDUCE ? 2 * (n - 1) : n - 1;
+                const double us =
+                    NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, proto) +
+                    steps *
+                        NcclTuner::HwLatencyUs(NcclTuner::Link::NVLINK, NcclAlgorithm::RING, proto);
+                const int64_t ns = (r.end - r.start).GetNanoSeconds();
+                const std::string what = std::to_string(n) + " GPUs, " + CollectiveOpName(op) +
+                                         ", " + NcclProtocolName(proto);
+                EXPECT_GE(ns, std::llround(us * 1e3)) << what;
+                EXPECT_LE(ns, std::llround(us * 1e3) + steps) << what;
+            }
+        }
+    }
 }
 
 TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)

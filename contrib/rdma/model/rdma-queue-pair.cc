@@ -58,7 +58,7 @@ RdmaQueuePair::GetTypeId()
             // n = NCCL_IB_TIMEOUT = 20 by default (4.29 s).
             .AddAttribute("AckTimeout",
                           "Local ACK timeout before go-back-N from the oldest unacked PSN",
-                          TimeValue(MicroSeconds(4.096 * (1 << 20))),
+                          TimeValue(Time::FromDouble(4.096 * (1 << 20), Time::US)),
                           MakeTimeAccessor(&RdmaQueuePair::m_ackTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
             // NCCL_IB_RETRY_CNT default 7 (3-bit field, IBTA Vol. 1, 9.7.6.1.3).
