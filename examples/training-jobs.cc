@@ -80,18 +80,16 @@ main(int argc, char* argv[])
     // schedulers; rank 0 prints, writes the files and the merged summary.
     out.SetExchange(fabricOpts.GetExchange());
     const bool reports = out.Reports();
-    if (reports)
-    {
-        jobs.PrintSetup(stdout);
-    }
+    FILE* report = out.GetReportStream();
+    jobs.PrintSetup(report);
     if (timeline && reports)
     {
         jobs.WriteTimelines(out);
     }
     jobs.Run(alone);
+    jobs.Print(report);
     if (reports)
     {
-        jobs.Print(stdout);
         jobs.WriteLinks(out);
     }
     nlohmann::json& j = out.Json();

@@ -40,7 +40,6 @@
 #include "ns3/training-step-options.h"
 
 #include <cstdio>
-#include <memory>
 
 using namespace ns3;
 
@@ -80,10 +79,7 @@ main(int argc, char* argv[])
     // the job's scheduler; rank 0 prints, writes the files and the merged summary.
     out.SetExchange(fabricOpts.GetExchange());
     const bool reports = out.Reports();
-    std::unique_ptr<FILE, int (*)(FILE*)> quiet(reports ? nullptr : std::fopen("/dev/null", "w"),
-                                                &std::fclose);
-    FILE* report = reports ? stdout : quiet.get();
-    NS_ABORT_MSG_UNLESS(report, "training-step: cannot open /dev/null");
+    FILE* report = out.GetReportStream();
     step.PrintSetup(report, fabricOpts.GetLines());
 
     StepFabricComparison fabrics(step.GetGraph(),

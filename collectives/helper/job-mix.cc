@@ -190,8 +190,7 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
         {
             // Each process holds part of the fabric: the run's packet balance is their sum,
             // taken before the fabric is torn down (its own capture then keeps it).
-            ConservationCheck::Capture(processes);
-            ConservationCheck::MergeAcross(*processes);
+            ConservationCheck::CaptureAcross(*processes);
         }
         uint64_t events = Simulator::GetEventCount();
         if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())

@@ -116,6 +116,13 @@ ConservationCheck::MergeAcross(PartitionExchange& exchange)
 }
 
 void
+ConservationCheck::CaptureAcross(PartitionExchange& exchange)
+{
+    Capture(&exchange);
+    MergeAcross(exchange);
+}
+
+void
 ConservationCheck::Commit()
 {
     State& s = GetState();

@@ -68,6 +68,9 @@ class ConservationCheck
      * teardown) keeps the merged audit.
      */
     static void MergeAcross(PartitionExchange& exchange);
+    /// Capture(&exchange) then MergeAcross(exchange): the live simulation's account of the
+    /// whole fabric at rank 0. Every process calls it.
+    static void CaptureAcross(PartitionExchange& exchange);
 
     /// Every stack's account: the simulations destroyed so far and the latest audit of the
     /// live one.

@@ -107,10 +107,13 @@ RunOutput::WriteSummary()
     // Every program writes its summary here, so this is where every run is checked: the
     // simulation alive now, and those already torn down (ConservationCheck). Split across
     // processes, each audits its own nodes and rank 0 the sum (every process takes part).
-    ConservationCheck::Capture(m_exchange);
-    if (m_exchange)
+    if (!m_exchange)
     {
-        ConservationCheck::MergeAcross(*m_exchange);
+        ConservationCheck::Capture();
+    }
+    else
+    {
+        ConservationCheck::CaptureAcross(*m_exchange);
         const std::vector<std::string> texts = m_exchange->Gather(m_json.dump());
         if (!Reports())
         {
@@ -218,6 +221,21 @@ bool
 RunOutput::Reports() const
 {
     return !m_exchange || m_exchange->GetRank() == 0;
+}
+
+FILE*
+RunOutput::GetReportStream()
+{
+    if (Reports())
+    {
+        return stdout;
+    }
+    if (!m_quiet)
+    {
+        m_quiet.reset(std::fopen("/dev/null", "w"));
+        NS_ABORT_MSG_UNLESS(m_quiet, "RunOutput: cannot open /dev/null");
+    }
+    return m_quiet.get();
 }
 
 CsvWriter

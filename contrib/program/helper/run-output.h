@@ -12,7 +12,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -106,6 +108,9 @@ class RunOutput
     /// Whether this process prints the run's report and writes its merged files: the only
     /// process, or rank 0 of a run split across processes.
     bool Reports() const;
+    /// Where the run's report is printed: stdout where Reports(), elsewhere a sink that drops
+    /// it (the other processes of a split run print nothing).
+    FILE* GetReportStream();
 
     /**
      * \brief Fill "simulator" and "wall" with the run's figures.
@@ -144,9 +149,10 @@ class RunOutput
     static double PeakRssMiB();
 
   private:
-    std::string m_dir;                      //!< Output directory.
-    PartitionExchange* m_exchange{nullptr}; //!< SetExchange
-    nlohmann::json m_json;                  //!< The summary.
+    std::string m_dir;                                                    //!< Output directory.
+    PartitionExchange* m_exchange{nullptr};                               //!< SetExchange
+    nlohmann::json m_json;                                                //!< The summary.
+    std::unique_ptr<FILE, int (*)(FILE*)> m_quiet{nullptr, &std::fclose}; //!< /dev/null
 };
 
 } // namespace ns3
