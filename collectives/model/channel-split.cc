@@ -166,9 +166,13 @@ ChannelSplit::ChannelSplit(const Config& config)
         elt = 1;
     }
     const uint64_t count = c.bytes / elt;
-    const uint64_t trafficPerByteTask = TrafficPerByte(c.op, c.nRanks);
-    const uint64_t trafficPerByte = trafficPerByteTask * (c.protocol == NcclProtocol::LL ? 4 : 1);
-    const uint64_t trafficBytes = std::max(c.minTrafficPerChannel, c.bytes * trafficPerByteTask);
+    // LL counts four times its bytes, in the task's traffic as in its cells (enqueue.cc,
+    // ncclPrepareTasks: trafficBytes *= 4 once the protocol is LL); with the plan's traffic
+    // counted once, an LL collective would fill a quarter of each channel and pile the rest
+    // on the last one.
+    const uint64_t trafficPerByte =
+        TrafficPerByte(c.op, c.nRanks) * (c.protocol == NcclProtocol::LL ? 4 : 1);
+    const uint64_t trafficBytes = std::max(c.minTrafficPerChannel, c.bytes * trafficPerByte);
     const uint64_t trafficPerChannel =
         std::max<uint64_t>(c.minTrafficPerChannel, trafficBytes / c.nChannels);
     const uint64_t cellSize = DivUp(DivUp(c.minTrafficPerChannel, trafficPerByte), 16) * 16;
