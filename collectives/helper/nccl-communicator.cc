@@ -194,7 +194,8 @@ GpuRank::OpConfig
 NcclCommunicator::OpConfig(CollectiveOp op,
                            NcclAlgorithm algorithm,
                            NcclProtocol protocol,
-                           uint32_t opIndex)
+                           uint32_t opIndex,
+                           uint32_t nChannels) const
 {
     GpuRank::OpConfig c;
     c.opIndex = opIndex;
@@ -208,6 +209,21 @@ NcclCommunicator::OpConfig(CollectiveOp op,
     {
         c.hopLatency[static_cast<size_t>(link)] =
             Time::FromDouble(NcclTuner::HwLatencyUs(link, algorithm, protocol), Time::US);
+    }
+    if (protocol == NcclProtocol::LL && algorithm == NcclAlgorithm::RING)
+    {
+        // LL's pace is its kernels' (8 bytes stored with a flag the receiver polls), not the
+        // links': NCCL's tuner caps LL's bus bandwidth at llMaxBw for all channels together
+        // (src/graph/tuning.cc; 141 GB/s on one Hopper node), and an 8 x H20 node measures
+        // what that predicts (validation/nccl-curves/h20-8gpu-all-reduce.csv). Each channel's
+        // share, on the wire. The ring only: capped so, the tree's LL falls up to 2x behind
+        // the tuner at 256 KiB-1 MiB on 2 x 8 GPUs (its short chunks wait on the pace at
+        // every hop), and NCCL picks Tree/LL where the uncapped tree agrees with the tuner.
+        const NcclTuner::Config& t = m_tuner->GetConfig();
+        const double payload =
+            NcclTuner::LlMaxBw(t.generation, t.cpuVendor, t.nNodes) * 1e9 / nChannels;
+        c.kernelWireBytesPerSecond =
+            payload * ChannelSplit::WireBytes(protocol, 1 << 20) / double(1 << 20);
     }
     return c;
 }
@@ -237,7 +253,8 @@ NcclCommunicator::Start(const Request& request, DoneCallback done)
     m_done = done;
     m_running = true;
     m_ranksLeft = GetNRanks();
-    const GpuRank::OpConfig config = OpConfig(request.op, algorithm, protocol, m_result.opIndex);
+    const GpuRank::OpConfig config =
+        OpConfig(request.op, algorithm, protocol, m_result.opIndex, m_result.nChannels);
     const bool split = FabricSimulatorImpl::IsSplit();
     NS_ABORT_MSG_IF(split && Simulator::GetContext() != Simulator::NO_CONTEXT,
                     "NcclCommunicator::Start: in a split run, from a node's event (node "

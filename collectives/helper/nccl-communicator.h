@@ -137,10 +137,11 @@ class NcclCommunicator
                                                      NcclAlgorithm algorithm,
                                                      NcclProtocol protocol) const;
     /// The ranks' settings for a request run with an algorithm and protocol.
-    static GpuRank::OpConfig OpConfig(CollectiveOp op,
-                                      NcclAlgorithm algorithm,
-                                      NcclProtocol protocol,
-                                      uint32_t opIndex);
+    GpuRank::OpConfig OpConfig(CollectiveOp op,
+                               NcclAlgorithm algorithm,
+                               NcclProtocol protocol,
+                               uint32_t opIndex,
+                               uint32_t nChannels) const;
 
     const NcclTuner& GetTuner() const;
     const GpuLayout& GetLayout() const;

@@ -62,6 +62,11 @@ CollectiveConnection::SetIdleLatency(Time latency)
 }
 
 void
+CollectiveConnection::SetKernelRate(double /* wireBytesPerSecond */)
+{
+}
+
+void
 CollectiveConnection::DoDispose()
 {
     m_sendDone = SendDoneCallback();

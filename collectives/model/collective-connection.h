@@ -43,6 +43,12 @@ class CollectiveConnection : public Object
      * the receiver's FIFO (NCCL's P2P transport over NVLink). True by default.
      */
     virtual bool HasSenderBuffer() const;
+    /// The most wire bytes per second the sender's kernel writes on this connection for the
+    /// running collective (LL: its stores and flags, not the link, bound it); 0: no bound.
+    /// Only NVLink applies it: through a NIC the proxy posts what the kernel wrote in the
+    /// sender buffer, and in a ring of several GPUs per node the NVLink hops already hold each
+    /// channel to the kernel's pace (one GPU per node: not bound).
+    virtual void SetKernelRate(double wireBytesPerSecond);
 
     /// NCCL's link class of the connection, for the per-hop latencies (default NET).
     NcclTuner::Link GetLinkClass() const;

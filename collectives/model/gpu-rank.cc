@@ -201,6 +201,7 @@ GpuRank::Start(std::shared_ptr<const RankProgram> program,
         m_sendQueueEnd[q] = it->second;
         e.inProgram = true;
         e.queue = q;
+        e.conn->SetKernelRate(config.kernelWireBytesPerSecond);
         const Time hop = config.hopLatency[static_cast<size_t>(e.conn->GetLinkClass())];
         e.hopLatency = std::max(Time(0), hop - e.conn->GetIdleLatency());
     }

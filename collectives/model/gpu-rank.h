@@ -74,6 +74,9 @@ class GpuRank : public Application
         Time startLatency;
         /// Per link class (NcclTuner::Link): NCCL's hardware latency per hop.
         std::array<Time, 3> hopLatency{};
+        /// Wire bytes per second a channel's kernel writes (LL: NCCL's llMaxBw over the
+        /// channels, on the wire); 0: the links alone bound it.
+        double kernelWireBytesPerSecond{0};
     };
 
     /// Called when a collective finished at this rank: (rank, operation index).

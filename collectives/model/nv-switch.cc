@@ -129,6 +129,13 @@ NvSwitch::AddStream(uint32_t src, uint32_t dst)
 }
 
 void
+NvSwitch::SetStreamCap(uint32_t stream, double bytesPerSecond)
+{
+    NS_ABORT_MSG_IF(bytesPerSecond < 0, "NvSwitch: a stream cap of " << bytesPerSecond);
+    m_streams.at(stream).cap = bytesPerSecond;
+}
+
+void
 NvSwitch::Transfer(uint32_t stream, uint64_t bytes, DeliveredCallback delivered)
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvSwitch: a transfer of 0 bytes");
@@ -190,9 +197,19 @@ NvSwitch::ServeEgress(uint32_t gpu)
         {
             e.next = (at + 1) % e.active.size();
         }
+        Time notBefore;
+        if (s.cap > 0)
+        {
+            s.capFreeAt = std::max(Simulator::Now(), s.capFreeAt) + Seconds(seg / s.cap);
+            notBefore = s.capFreeAt;
+        }
         e.busy = true;
         ++m_ingress[s.dst].reserved[gpu];
-        Simulator::Schedule(TxTime(seg), &NvSwitch::EgressDone, this, gpu, Segment{id, seg});
+        Simulator::Schedule(TxTime(seg),
+                            &NvSwitch::EgressDone,
+                            this,
+                            gpu,
+                            Segment{id, seg, notBefore});
         return;
     }
 }
@@ -248,13 +265,14 @@ NvSwitch::IngressDone(uint32_t gpu)
     in.busy = false;
     in.bytes += seg.bytes;
     in.busyTime += TxTime(seg.bytes);
-    if (m_latency.IsZero())
+    const Time at = std::max(Simulator::Now() + m_latency, seg.notBefore);
+    if (at == Simulator::Now())
     {
         Deliver(seg);
     }
     else
     {
-        Simulator::Schedule(m_latency, &NvSwitch::Deliver, this, seg);
+        Simulator::Schedule(at - Simulator::Now(), &NvSwitch::Deliver, this, seg);
     }
     ServeEgress(src); // its queue here has room again
     ServeIngress(gpu);

@@ -70,6 +70,14 @@ class NvSwitch : public Object
     uint32_t AddStream(uint32_t src, uint32_t dst);
 
     /**
+     * Bound a stream by its writer: a segment is delivered no earlier than its bytes at this
+     * rate after the previous one's (the link still carries it at its own rate, shared with
+     * the others). For protocols whose kernels, not the links, set the pace (LL).
+     * \param stream a stream of AddStream
+     * \param bytesPerSecond 0 removes the bound
+     */
+    void SetStreamCap(uint32_t stream, double bytesPerSecond);
+    /**
      * Move bytes along a stream, after what the stream already carries.
      * \param stream a stream of AddStream
      * \param bytes bytes (> 0)
@@ -103,12 +111,15 @@ class NvSwitch : public Object
         size_t sending{0};             //!< the transfer the egress cuts segments from
         uint64_t sentOfIt{0};          //!< its bytes the egress has taken
         bool active{false};            //!< in its egress's round robin
+        double cap{0};                 //!< bytes per second its writer can produce (0: none)
+        Time capFreeAt;                //!< when the writer has produced what was cut so far
     };
 
     struct Segment
     {
         uint32_t stream;
         uint64_t bytes;
+        Time notBefore; //!< its writer's production of it ends then (Stream::cap)
     };
 
     struct Egress

@@ -41,6 +41,12 @@ NvLinkConnection::HasSenderBuffer() const
 }
 
 void
+NvLinkConnection::SetKernelRate(double wireBytesPerSecond)
+{
+    m_switch->SetStreamCap(m_stream, wireBytesPerSecond);
+}
+
+void
 NvLinkConnection::Send(uint64_t bytes, uint32_t tag)
 {
     Ptr<NvLinkConnection> self(this);

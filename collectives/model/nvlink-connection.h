@@ -27,6 +27,7 @@ class NvLinkConnection : public CollectiveConnection
 
     void Send(uint64_t bytes, uint32_t tag) override;
     bool HasSenderBuffer() const override;
+    void SetKernelRate(double wireBytesPerSecond) override;
 
     /// The two ends of a connection between GPUs a and b of one switch (each sends on its
     /// own stream); their idle latency is the switch's for a small message.

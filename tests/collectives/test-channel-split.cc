@@ -196,17 +196,34 @@ TEST(ChannelSplit, SmallBuffersStayOnOneChannel)
     ExpectParts(split, {{0, 12345}});
 }
 
-TEST(ChannelSplit, TooManyCellsAreSpreadEvenlyOverTheChannels)
+TEST(ChannelSplit, LlCountsItsTrafficFourTimesInThePlanAsInItsCells)
 {
-    // LL counts traffic x4 for cells: 1 MiB all-reduce on 4 channels: cells of 4 KiB,
-    // 2 MiB / 4 = 512 KiB traffic per channel = 16 cells; 256 cells would need 16
-    // channels, so after the first channel's 16 cells the other 240 are spread over three:
-    // 80 each.
+    // NCCL multiplies an LL task's traffic by 4 (ncclPrepareTasks) before the plan divides
+    // it over the channels, as it does for the cells: 1 MiB all-reduce on 4 channels, cells of
+    // 64 B, 8 MiB / 4 = 2 MiB traffic per channel = 4096 cells = 256 KiB each. Counted once
+    // in the plan, each channel would get a quarter of that and the last one the rest.
     ChannelSplit split(
         Make(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::LL, 8, MiB, 4));
     ExpectParts(
         split,
-        {{0, 64 * KiB}, {64 * KiB, 320 * KiB}, {384 * KiB, 320 * KiB}, {704 * KiB, 320 * KiB}});
+        {{0, 256 * KiB}, {256 * KiB, 256 * KiB}, {512 * KiB, 256 * KiB}, {768 * KiB, 256 * KiB}});
+}
+
+TEST(ChannelSplit, TooManyCellsAreSpreadEvenlyOverTheChannels)
+{
+    // 256 KiB + 1 byte of int8 all-reduce (Simple) on 4 channels: 17 cells of 16 KiB, but the
+    // traffic per channel (2 x the bytes / 4, rounded down) holds 4 cells, so 5 channels
+    // would be needed. After the first channel's 4 cells the other 13 are spread over three:
+    // 4, 4 and 5, the last one short of its padding.
+    ChannelSplit split(Make(CollectiveOp::ALL_REDUCE,
+                            NcclAlgorithm::RING,
+                            NcclProtocol::SIMPLE,
+                            8,
+                            256 * KiB + 1,
+                            4));
+    ExpectParts(
+        split,
+        {{0, 64 * KiB}, {64 * KiB, 64 * KiB}, {128 * KiB, 64 * KiB}, {192 * KiB, 64 * KiB + 1}});
 }
 
 TEST(ChannelSplit, EveryByteInExactlyOneChannel)

@@ -126,6 +126,34 @@ TEST(NvSwitch, AStreamDeliversInOrderWhileStreamsInterleave)
     Simulator::Destroy();
 }
 
+TEST(NvSwitch, ACappedStreamDeliversAtItsWritersPaceAndLeavesTheLinkToOthers)
+{
+    // GPU 0 writes 1 MiB to GPU 1 at a quarter of the link's rate (LL's kernels) and 1 MiB
+    // to GPU 2 at the link's: the first lands after 4 link times, the second shares the
+    // egress only while the first's bytes are cut and lands after about 2.
+    Ptr<NvSwitch> s = MakeSwitch(3);
+    s->SetAttribute("Latency", TimeValue(Time(0)));
+    const double link = s->GetGpuBandwidth().GetBitRate() / 8.0;
+    const uint32_t capped = s->AddStream(0, 1);
+    s->SetStreamCap(capped, link / 4);
+    const uint64_t bytes = 1 << 20;
+    const double seg = Seconds(64 * 1024, s);
+    Time slow;
+    Time fast;
+    Start(s, capped, bytes, &slow);
+    Start(s, s->AddStream(0, 2), bytes, &fast);
+    Simulator::Run();
+    EXPECT_NEAR(slow.GetSeconds(), 4 * Seconds(bytes, s), seg);
+    EXPECT_NEAR(fast.GetSeconds(), 2 * Seconds(bytes, s), 2 * seg);
+    // Without its cap the stream runs at the link's pace again.
+    s->SetStreamCap(capped, 0);
+    const Time start = Simulator::Now();
+    Start(s, capped, bytes, &slow);
+    Simulator::Run();
+    EXPECT_NEAR((slow - start).GetSeconds(), Seconds(bytes, s), 2 * seg);
+    Simulator::Destroy();
+}
+
 TEST(NvSwitch, ACongestedReceiverHoldsItsSendersBackAndTheirOtherTrafficGoesOn)
 {
     // GPUs 1, 2, 3 send 8 MiB each to GPU 0 (a third of its ingress each); GPU 1 also sends
