@@ -17,6 +17,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 namespace ns3
@@ -192,20 +193,14 @@ JobMix::RunJobs(const std::vector<uint32_t>& which, bool alone)
             // taken before the fabric is torn down (its own capture then keeps it).
             ConservationCheck::CaptureAcross(*processes);
         }
-        uint64_t events = Simulator::GetEventCount();
         if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
         {
             m_remoteEvents += impl->GetRemoteEventCount();
             m_lookahead = TimeStep(static_cast<int64_t>(impl->GetLookahead()));
-            if (processes && processes->GetRank() != 0)
-            {
-                // Every process runs the global events (the jobs' schedulers, the notices):
-                // rank 0 counts them, so that the processes' counts add up to the unsplit
-                // run's.
-                events -= impl->GetGlobalEventCount();
-            }
         }
-        m_events += events;
+        // The jobs' schedulers and the notices run in every process; rank 0 counts them.
+        m_events += FabricSimulatorImpl::EventsToMerge(Simulator::GetEventCount(),
+                                                       !processes || processes->GetRank() == 0);
         m_packetHops += fabric.GetFabric().GetPacketHops();
         m_simulatedSeconds += Simulator::Now().GetSeconds();
     }
@@ -264,6 +259,15 @@ double
 JobMix::GetSimulatedSeconds() const
 {
     return m_simulatedSeconds;
+}
+
+std::string
+JobMix::DescribeProgress(const Outcome& outcome) const
+{
+    char at[32];
+    std::snprintf(at, sizeof(at), "%.3f", m_simulatedSeconds * 1e3);
+    return std::string("at ") + at + " ms: " + std::to_string(outcome.finished) + " of " +
+           std::to_string(outcome.instances) + " operation instances done";
 }
 
 } // namespace ns3

@@ -142,13 +142,10 @@ StepFabricComparison::Measure(const JobMix::Cluster& cluster,
     {
         // --stop or a signal before the last GPU's end: no step, only how far it got.
         row.interrupted = true;
-        char at[32];
-        std::snprintf(at, sizeof(at), "%.3f", mix.GetSimulatedSeconds() * 1e3);
         row.stopped =
             (RunInterrupt::IsRequested() ? "interrupted by " + RunInterrupt::GetSignalName()
                                          : "stopped by --stop") +
-            " at " + at + " ms: " + std::to_string(o.finished) + " of " +
-            std::to_string(o.instances) + " operation instances done";
+            " " + mix.DescribeProgress(o);
         AddRow(row, out);
         return !RunInterrupt::IsRequested(); // --stop: the next fabric runs to it too
     }

@@ -273,12 +273,9 @@ TrainingJobs::Print(FILE* out) const
         if (o.stopped)
         {
             std::fprintf(out,
-                         "  %12s (stopped at %.3f ms: %llu of %llu operation instances done, "
-                         "no step)\n",
+                         "  %12s (stopped %s, no step)\n",
                          m_specs[j].name.c_str(),
-                         m_mix->GetSimulatedSeconds() * 1e3,
-                         static_cast<unsigned long long>(o.finished),
-                         static_cast<unsigned long long>(o.instances));
+                         m_mix->DescribeProgress(o).c_str());
             continue;
         }
         const StepExecutor::Breakdown& b = o.together.mean;

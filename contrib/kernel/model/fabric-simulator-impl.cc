@@ -360,6 +360,16 @@ FabricSimulatorImpl::GetGlobalEventCount() const
     return m_globalEventCount;
 }
 
+uint64_t
+FabricSimulatorImpl::EventsToMerge(uint64_t events, bool countsGlobalEvents)
+{
+    if (countsGlobalEvents || !s_running)
+    {
+        return events;
+    }
+    return events - std::min(events, s_running->GetGlobalEventCount());
+}
+
 PartitionExchange*
 FabricSimulatorImpl::GetExchange() const
 {

@@ -182,6 +182,14 @@ class FabricSimulatorImpl final : public SimulatorImpl
     /// Events run without a node context (main()'s and global ones; in a split run every
     /// process runs them).
     uint64_t GetGlobalEventCount() const;
+    /**
+     * Of the events this process ran, those its count adds to the run's: every process runs
+     * the global events, and only the one that counts them keeps them, so that the processes'
+     * counts add up to the unsplit run's.
+     * \param events the events this process ran
+     * \param countsGlobalEvents whether this process counts the global events (rank 0)
+     */
+    static uint64_t EventsToMerge(uint64_t events, bool countsGlobalEvents);
     /// Frames this process sent to other partitions so far.
     uint64_t GetRemoteEventCount() const;
 

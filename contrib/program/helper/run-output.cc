@@ -253,16 +253,7 @@ RunOutput::RecordRunFigures(uint64_t events, uint64_t packetHops, Time simTime, 
     GlobalValue::GetValueByName("SimulatorImplementationType", implementation);
     // The progress line's ticks follow wall time: left out, the count is the model's alone.
     const uint64_t ticks = std::min(events, ProgressReporter::GetAllTicks());
-    events -= ticks;
-    if (!Reports())
-    {
-        // Every process runs the global events (observers, timers of the whole run): counted
-        // by partition 0 alone, so that the merged count is the unsplit run's.
-        if (const FabricSimulatorImpl* impl = FabricSimulatorImpl::Running())
-        {
-            events -= std::min(events, impl->GetGlobalEventCount());
-        }
-    }
+    events = FabricSimulatorImpl::EventsToMerge(events - ticks, Reports());
     m_json["simulator"] = {{"events", events},
                            {"packet_hops", packetHops},
                            {"sim_time_us", simTime.ToDouble(Time::US)},
