@@ -69,6 +69,7 @@ NvSwitch::DoDispose()
     m_streams.clear();
     m_egress.clear();
     m_ingress.clear();
+    m_groups.clear();
     Object::DoDispose();
 }
 
@@ -140,13 +141,113 @@ NvSwitch::Transfer(uint32_t stream, uint64_t bytes, DeliveredCallback delivered)
 {
     NS_ABORT_MSG_IF(bytes == 0, "NvSwitch: a transfer of 0 bytes");
     Stream& s = m_streams.at(stream);
+    NS_ABORT_MSG_IF(s.src == s.dst, "NvSwitch: a transfer on a group's internal stream");
     s.transfers.push_back({bytes, bytes, delivered});
-    if (!s.active)
+    ++s.posted;
+    Activate(stream);
+    if (s.group >= 0)
+    {
+        // The GPU that both sends and receives in the group moves the same bytes.
+        const uint32_t last = m_groups[s.group].members.back();
+        Stream& own = m_streams[last];
+        if (own.src == own.dst && own.posted < s.posted)
+        {
+            own.transfers.push_back({bytes, bytes, DeliveredCallback()});
+            ++own.posted;
+            Activate(last);
+            ServeEgress(own.src);
+        }
+    }
+    ServeEgress(s.src);
+}
+
+void
+NvSwitch::Activate(uint32_t stream)
+{
+    Stream& s = m_streams[stream];
+    // A multicast is cut from its first member, the others in step with it.
+    const bool follows =
+        s.group >= 0 && !m_groups[s.group].reduce && m_groups[s.group].members[0] != stream;
+    if (!s.active && !follows)
     {
         s.active = true;
         m_egress[s.src].active.push_back(stream);
     }
-    ServeEgress(s.src);
+}
+
+uint32_t
+NvSwitch::AddSlot(uint32_t gpu, uint32_t group)
+{
+    Ingress& in = m_ingress.at(gpu);
+    in.voq.emplace_back();
+    in.reserved.push_back(0);
+    in.groups.push_back(group);
+    return in.voq.size() - 1;
+}
+
+uint32_t
+NvSwitch::AddInternalStream(uint32_t gpu, uint32_t group, uint32_t member)
+{
+    Stream s;
+    s.src = gpu;
+    s.dst = gpu;
+    s.group = group;
+    s.member = member;
+    m_streams.push_back(s);
+    return m_streams.size() - 1;
+}
+
+uint32_t
+NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce)
+{
+    NS_ABORT_MSG_IF(streams.empty(), "NvSwitch: an NVLS group of no streams");
+    const uint32_t id = m_groups.size();
+    Group g;
+    g.reduce = reduce;
+    const Stream& first = m_streams.at(streams[0]);
+    g.gpu = reduce ? first.dst : first.src;
+    std::vector<bool> seen(m_egress.size(), false);
+    for (uint32_t m : streams)
+    {
+        Stream& s = m_streams.at(m);
+        const uint32_t end = reduce ? s.dst : s.src;
+        const uint32_t other = reduce ? s.src : s.dst;
+        NS_ABORT_MSG_IF(end != g.gpu || seen[other] || s.group >= 0 || !s.transfers.empty(),
+                        "NvSwitch: stream " << m << " (GPU " << s.src << " to " << s.dst
+                                            << ") cannot join an NVLS group at GPU " << g.gpu);
+        seen[other] = true;
+        s.group = id;
+        s.member = g.members.size();
+        g.members.push_back(m);
+    }
+    m_groups.push_back(g);
+    return id;
+}
+
+void
+NvSwitch::AddReduceGroup(const std::vector<uint32_t>& streams, bool withDestination)
+{
+    const uint32_t id = NewGroup(streams, true);
+    Group& g = m_groups[id];
+    if (withDestination)
+    {
+        g.members.push_back(AddInternalStream(g.gpu, id, g.members.size()));
+    }
+    g.arrived.resize(g.members.size());
+    g.inFlight.assign(g.members.size(), 0);
+    g.slot = AddSlot(g.gpu, id);
+}
+
+void
+NvSwitch::AddMulticastGroup(const std::vector<uint32_t>& streams, bool withSource)
+{
+    const uint32_t id = NewGroup(streams, false);
+    Group& g = m_groups[id];
+    if (withSource)
+    {
+        g.members.push_back(AddInternalStream(g.gpu, id, g.members.size()));
+        g.slot = AddSlot(g.gpu, id);
+    }
 }
 
 Time
@@ -156,10 +257,59 @@ NvSwitch::TxTime(uint64_t bytes) const
 }
 
 bool
-NvSwitch::HasRoom(uint32_t src, uint32_t dst) const
+NvSwitch::SlotHasRoom(uint32_t gpu, uint32_t slot) const
 {
-    const Ingress& in = m_ingress[dst];
-    return in.voq[src].size() + in.reserved[src] < m_ingressQueue;
+    const Ingress& in = m_ingress[gpu];
+    return in.voq[slot].size() + in.reserved[slot] < m_ingressQueue;
+}
+
+uint32_t
+NvSwitch::SlotOf(const Group& g, const Stream& member) const
+{
+    return member.dst == member.src ? g.slot : member.src;
+}
+
+bool
+NvSwitch::MayCut(const Stream& s) const
+{
+    if (s.group < 0)
+    {
+        return SlotHasRoom(s.dst, s.src);
+    }
+    const Group& g = m_groups[s.group];
+    if (g.reduce)
+    {
+        // The switch holds a member's bytes until every member's have come.
+        return g.arrived[s.member].size() + g.inFlight[s.member] < m_ingressQueue;
+    }
+    const uint64_t bytes = s.transfers[s.sending].bytes;
+    for (uint32_t m : g.members)
+    {
+        const Stream& f = m_streams[m];
+        if (f.sending == f.transfers.size())
+        {
+            return false; // its kernel has not posted these bytes to this GPU yet
+        }
+        NS_ABORT_MSG_IF(f.transfers[f.sending].bytes != bytes,
+                        "NvSwitch: a multicast of " << bytes << " and "
+                                                    << f.transfers[f.sending].bytes << " bytes");
+        if (!SlotHasRoom(f.dst, SlotOf(g, f)))
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+void
+NvSwitch::Advance(Stream& s, uint64_t seg)
+{
+    s.sentOfIt += seg;
+    if (s.sentOfIt == s.transfers[s.sending].bytes)
+    {
+        ++s.sending;
+        s.sentOfIt = 0;
+    }
 }
 
 void
@@ -175,17 +325,32 @@ NvSwitch::ServeEgress(uint32_t gpu)
         const size_t at = (e.next + k) % e.active.size();
         const uint32_t id = e.active[at];
         Stream& s = m_streams[id];
-        if (!HasRoom(gpu, s.dst))
+        if (!MayCut(s))
         {
-            continue; // its destination serves this queue later, and wakes us then
+            continue; // what holds it back wakes us when it lets go
         }
         const Pending& p = s.transfers[s.sending];
         const uint64_t seg = std::min<uint64_t>(m_segmentBytes, p.bytes - s.sentOfIt);
-        s.sentOfIt += seg;
-        if (s.sentOfIt == p.bytes)
+        if (s.group >= 0 && !m_groups[s.group].reduce)
         {
-            ++s.sending;
-            s.sentOfIt = 0;
+            for (uint32_t m : m_groups[s.group].members)
+            {
+                Stream& f = m_streams[m];
+                Advance(f, seg);
+                ++m_ingress[f.dst].reserved[SlotOf(m_groups[s.group], f)];
+            }
+        }
+        else
+        {
+            Advance(s, seg);
+            if (s.group >= 0)
+            {
+                ++m_groups[s.group].inFlight[s.member];
+            }
+            else
+            {
+                ++m_ingress[s.dst].reserved[gpu];
+            }
         }
         if (s.sending == s.transfers.size())
         {
@@ -204,12 +369,11 @@ NvSwitch::ServeEgress(uint32_t gpu)
             notBefore = s.capFreeAt;
         }
         e.busy = true;
-        ++m_ingress[s.dst].reserved[gpu];
         Simulator::Schedule(TxTime(seg),
                             &NvSwitch::EgressDone,
                             this,
                             gpu,
-                            Segment{id, seg, notBefore});
+                            Segment{id, seg, notBefore, false});
         return;
     }
 }
@@ -221,12 +385,66 @@ NvSwitch::EgressDone(uint32_t gpu, Segment seg)
     e.busy = false;
     e.bytes += seg.bytes;
     e.busyTime += TxTime(seg.bytes);
-    const uint32_t dst = m_streams[seg.stream].dst;
-    Ingress& in = m_ingress[dst];
-    --in.reserved[gpu];
-    in.voq[gpu].push_back(seg);
-    ServeIngress(dst);
+    const Stream& s = m_streams[seg.stream];
+    if (s.group < 0)
+    {
+        --m_ingress[s.dst].reserved[gpu];
+        Enqueue(s.dst, gpu, seg);
+    }
+    else if (m_groups[s.group].reduce)
+    {
+        Group& g = m_groups[s.group];
+        --g.inFlight[s.member];
+        g.arrived[s.member].push_back(seg);
+        Combine(s.group);
+    }
+    else
+    {
+        const Group& g = m_groups[s.group];
+        for (uint32_t m : g.members)
+        {
+            const Stream& f = m_streams[m];
+            const uint32_t slot = SlotOf(g, f);
+            --m_ingress[f.dst].reserved[slot];
+            Enqueue(f.dst, slot, Segment{m, seg.bytes, seg.notBefore, false});
+        }
+    }
     ServeEgress(gpu);
+}
+
+void
+NvSwitch::Enqueue(uint32_t gpu, uint32_t slot, Segment seg)
+{
+    m_ingress[gpu].voq[slot].push_back(seg);
+    ServeIngress(gpu);
+}
+
+void
+NvSwitch::Combine(uint32_t group)
+{
+    Group& g = m_groups[group];
+    auto allHere = [&g]() {
+        return std::none_of(g.arrived.begin(), g.arrived.end(), [](const auto& q) {
+            return q.empty();
+        });
+    };
+    while (allHere() && SlotHasRoom(g.gpu, g.slot))
+    {
+        Segment combined{group, g.arrived[0].front().bytes, Time(0), true};
+        for (auto& q : g.arrived)
+        {
+            NS_ABORT_MSG_IF(q.front().bytes != combined.bytes,
+                            "NvSwitch: a reduction of " << combined.bytes << " and "
+                                                        << q.front().bytes << " bytes");
+            combined.notBefore = std::max(combined.notBefore, q.front().notBefore);
+            q.pop_front();
+        }
+        Enqueue(g.gpu, g.slot, combined);
+        for (uint32_t m : g.members)
+        {
+            ServeEgress(m_streams[m].src); // the switch has room for its bytes again
+        }
+    }
 }
 
 void
@@ -240,13 +458,13 @@ NvSwitch::ServeIngress(uint32_t gpu)
     const uint32_t n = in.voq.size();
     for (uint32_t k = 0; k < n; ++k)
     {
-        const uint32_t src = (in.next + k) % n;
-        if (!in.voq[src].empty())
+        const uint32_t slot = (in.next + k) % n;
+        if (!in.voq[slot].empty())
         {
             in.busy = true;
-            in.serving = src;
-            in.next = (src + 1) % n;
-            Simulator::Schedule(TxTime(in.voq[src].front().bytes),
+            in.serving = slot;
+            in.next = (slot + 1) % n;
+            Simulator::Schedule(TxTime(in.voq[slot].front().bytes),
                                 &NvSwitch::IngressDone,
                                 this,
                                 gpu);
@@ -259,9 +477,9 @@ void
 NvSwitch::IngressDone(uint32_t gpu)
 {
     Ingress& in = m_ingress[gpu];
-    const uint32_t src = in.serving;
-    const Segment seg = in.voq[src].front();
-    in.voq[src].pop_front();
+    const uint32_t slot = in.serving;
+    const Segment seg = in.voq[slot].front();
+    in.voq[slot].pop_front();
     in.busy = false;
     in.bytes += seg.bytes;
     in.busyTime += TxTime(seg.bytes);
@@ -274,27 +492,60 @@ NvSwitch::IngressDone(uint32_t gpu)
     {
         Simulator::Schedule(at - Simulator::Now(), &NvSwitch::Deliver, this, seg);
     }
-    ServeEgress(src); // its queue here has room again
+    // Its queue here has room again.
+    if (slot < m_egress.size())
+    {
+        ServeEgress(slot);
+    }
+    else
+    {
+        const uint32_t group = in.groups[slot - m_egress.size()];
+        if (m_groups[group].reduce)
+        {
+            Combine(group);
+        }
+        else
+        {
+            ServeEgress(m_groups[group].gpu);
+        }
+    }
     ServeIngress(gpu);
 }
 
 void
 NvSwitch::Deliver(Segment seg)
 {
-    Stream& s = m_streams[seg.stream];
+    if (!seg.reduced)
+    {
+        DeliverOn(seg.stream, seg.bytes);
+        return;
+    }
+    for (uint32_t m : m_groups[seg.stream].members)
+    {
+        DeliverOn(m, seg.bytes);
+    }
+}
+
+void
+NvSwitch::DeliverOn(uint32_t stream, uint64_t bytes)
+{
+    Stream& s = m_streams[stream];
     Pending& p = s.transfers.front();
-    NS_ASSERT(p.undelivered >= seg.bytes);
-    p.undelivered -= seg.bytes;
+    NS_ASSERT(p.undelivered >= bytes);
+    p.undelivered -= bytes;
     if (p.undelivered > 0)
     {
         return;
     }
     const DeliveredCallback cb = p.delivered;
-    const uint64_t bytes = p.bytes;
+    const uint64_t total = p.bytes;
     s.transfers.pop_front();
     NS_ASSERT(s.sending > 0);
     --s.sending;
-    m_deliveredTrace(s.src, s.dst, bytes);
+    if (s.src != s.dst)
+    {
+        m_deliveredTrace(s.src, s.dst, total);
+    }
     if (!cb.IsNull())
     {
         cb();

@@ -38,6 +38,18 @@ namespace ns3
  * to it instead of queueing without bound, and its senders' other traffic goes on).
  * NVSwitch is non-blocking inside, so only the GPUs' ports limit.
  *
+ * NVLink SHARP (NVLS, Hopper's NVSwitch): streams can be joined into groups the switch
+ * serves as one (NCCL's NVLS all-reduce, src/device/all_reduce.h, runs on both):
+ *  - a reduction group (multimem.ld_reduce): streams from several GPUs to one; the switch
+ *    combines the k-th bytes of every stream and the destination's ingress receives them
+ *    once. With the destination as a member, its own bytes cross its egress too (the switch
+ *    pulls from every GPU of the multicast object, the puller's own memory included).
+ *  - a multicast group (multimem.st): streams from one GPU to several; the source's egress
+ *    sends the k-th bytes once, when every stream has them, and the switch copies them to
+ *    every destination (the source too, when a member).
+ * A group's streams carry transfers of equal sizes in the same order; the switch queues a
+ * group's traffic at a destination apart from the GPUs' (its own round-robin slot).
+ *
  * Presets (NcclTuner's per-link bandwidth, src/graph/topo.h, times the SXM links): H100 18
  * NVLink4 x 20.6 GB/s = 370.8 GB/s, A100 12 NVLink3 x 20 = 240 GB/s. These are NCCL's
  * effective figures, not the raw 25 GB/s per link and direction: an HGX H100 measures
@@ -85,6 +97,19 @@ class NvSwitch : public Object
      */
     void Transfer(uint32_t stream, uint64_t bytes, DeliveredCallback delivered);
 
+    /**
+     * Join streams to one GPU into a reduction group (see the class description).
+     * \param streams streams of AddStream from distinct GPUs to one, in no other group
+     * \param withDestination the destination's own bytes cross its egress too
+     */
+    void AddReduceGroup(const std::vector<uint32_t>& streams, bool withDestination);
+    /**
+     * Join streams from one GPU into a multicast group (see the class description).
+     * \param streams streams of AddStream from one GPU to distinct GPUs, in no other group
+     * \param withSource the source receives a copy too
+     */
+    void AddMulticastGroup(const std::vector<uint32_t>& streams, bool withSource);
+
     /// Bytes a GPU sent / received through the switch so far.
     uint64_t GetBytesSent(uint32_t gpu) const;
     uint64_t GetBytesReceived(uint32_t gpu) const;
@@ -113,13 +138,30 @@ class NvSwitch : public Object
         bool active{false};            //!< in its egress's round robin
         double cap{0};                 //!< bytes per second its writer can produce (0: none)
         Time capFreeAt;                //!< when the writer has produced what was cut so far
+        int32_t group{-1};             //!< its NVLS group, or -1
+        uint32_t member{0};            //!< its index among the group's members
+        uint64_t posted{0};            //!< transfers posted so far
     };
 
     struct Segment
     {
-        uint32_t stream;
+        uint32_t stream; //!< for a reduction group's combined segment: the group
         uint64_t bytes;
-        Time notBefore; //!< its writer's production of it ends then (Stream::cap)
+        Time notBefore;      //!< its writer's production of it ends then (Stream::cap)
+        bool reduced{false}; //!< a reduction group's combined segment
+    };
+
+    /// An NVLS group. Its members' transfers are equal; the last member is the internal
+    /// stream of the GPU that both sends and receives, when it takes part.
+    struct Group
+    {
+        bool reduce;   //!< a reduction, else a multicast
+        uint32_t gpu;  //!< the reduction's destination, the multicast's source
+        uint32_t slot; //!< its queue at gpu's ingress (the combined bytes of a
+                       //!< reduction, the source's copy of a multicast)
+        std::vector<uint32_t> members;
+        std::vector<std::deque<Segment>> arrived; //!< reduction: per member, at the switch
+        std::vector<uint32_t> inFlight;           //!< reduction: per member, on its egress
     };
 
     struct Egress
@@ -133,10 +175,12 @@ class NvSwitch : public Object
 
     struct Ingress
     {
-        std::vector<std::deque<Segment>> voq; //!< by source GPU; the served one's first is
-                                              //!< being received
-        std::vector<uint32_t> reserved;       //!< by source: segments on their way here
-        uint32_t next{0};                     //!< round robin over the sources
+        std::vector<std::deque<Segment>> voq; //!< by slot: the source GPUs, then the NVLS
+                                              //!< groups'; the served one's first is being
+                                              //!< received
+        std::vector<uint32_t> reserved;       //!< by slot: segments on their way here
+        std::vector<uint32_t> groups;         //!< the groups of the slots after the GPUs'
+        uint32_t next{0};                     //!< round robin over the slots
         bool busy{false};
         uint32_t serving{0};
         uint64_t bytes{0};
@@ -148,8 +192,26 @@ class NvSwitch : public Object
     void ServeIngress(uint32_t gpu);
     void IngressDone(uint32_t gpu);
     void Deliver(Segment s);
+    /// Account bytes delivered on a stream; calls back when its first transfer is whole.
+    void DeliverOn(uint32_t stream, uint64_t bytes);
     Time TxTime(uint64_t bytes) const;
-    bool HasRoom(uint32_t src, uint32_t dst) const;
+    /// Whether the queue of a slot (a source GPU or a group) at a GPU's ingress has room.
+    bool SlotHasRoom(uint32_t gpu, uint32_t slot) const;
+    /// The slot a group member's segments take at its destination's ingress.
+    uint32_t SlotOf(const Group& g, const Stream& member) const;
+    /// Whether the stream's next segment may leave its egress now.
+    bool MayCut(const Stream& s) const;
+    /// Take a segment's bytes from the stream's transfers.
+    static void Advance(Stream& s, uint64_t seg);
+    /// Put a stream with bytes to send in its egress's round robin (a multicast's first).
+    void Activate(uint32_t stream);
+    /// Queue a segment at a GPU's ingress slot.
+    void Enqueue(uint32_t gpu, uint32_t slot, Segment s);
+    /// Combine what every member of a reduction has at the switch, as far as its slot allows.
+    void Combine(uint32_t group);
+    uint32_t NewGroup(const std::vector<uint32_t>& streams, bool reduce);
+    uint32_t AddSlot(uint32_t gpu, uint32_t group);
+    uint32_t AddInternalStream(uint32_t gpu, uint32_t group, uint32_t member);
 
     DataRate m_bandwidth;
     Time m_latency;
@@ -158,6 +220,7 @@ class NvSwitch : public Object
     std::vector<Stream> m_streams;
     std::vector<Egress> m_egress;
     std::vector<Ingress> m_ingress;
+    std::vector<Group> m_groups;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_deliveredTrace;
 };
 

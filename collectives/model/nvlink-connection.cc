@@ -3,7 +3,10 @@
  */
 #include "nvlink-connection.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
+
+#include <cmath>
 
 namespace ns3
 {
@@ -46,12 +49,28 @@ NvLinkConnection::SetKernelRate(double wireBytesPerSecond)
     m_switch->SetStreamCap(m_stream, wireBytesPerSecond);
 }
 
+uint32_t
+NvLinkConnection::GetStream() const
+{
+    return m_stream;
+}
+
+void
+NvLinkConnection::SetEfficiency(double efficiency)
+{
+    NS_ABORT_MSG_IF(!(efficiency > 0 && efficiency <= 1),
+                    "NvLinkConnection: an efficiency of " << efficiency);
+    m_efficiency = efficiency;
+}
+
 void
 NvLinkConnection::Send(uint64_t bytes, uint32_t tag)
 {
     Ptr<NvLinkConnection> self(this);
     Ptr<NvLinkConnection> peer(m_peer);
-    m_switch->Transfer(m_stream, bytes, NvSwitch::DeliveredCallback([self, peer, bytes, tag]() {
+    const uint64_t onLinks =
+        m_efficiency == 1 ? bytes : static_cast<uint64_t>(std::ceil(bytes / m_efficiency));
+    m_switch->Transfer(m_stream, onLinks, NvSwitch::DeliveredCallback([self, peer, bytes, tag]() {
                            peer->NotifyReceive(bytes, tag);
                            self->NotifySendDone(tag);
                        }));

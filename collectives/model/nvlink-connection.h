@@ -29,6 +29,15 @@ class NvLinkConnection : public CollectiveConnection
     bool HasSenderBuffer() const override;
     void SetKernelRate(double wireBytesPerSecond) override;
 
+    /// The switch stream this end sends on (to join it to an NVLS group).
+    uint32_t GetStream() const;
+    /**
+     * The share of the links' bandwidth this end's messages get: a message of b bytes
+     * occupies the ports as b / efficiency would (NVLS's multimem operations: NCCL's
+     * nvlsEfficiency, src/graph/tuning.cc). 1 by default.
+     */
+    void SetEfficiency(double efficiency);
+
     /// The two ends of a connection between GPUs a and b of one switch (each sends on its
     /// own stream); their idle latency is the switch's for a small message.
     static std::pair<Ptr<NvLinkConnection>, Ptr<NvLinkConnection>> Connect(Ptr<NvSwitch> nvswitch,
@@ -41,6 +50,7 @@ class NvLinkConnection : public CollectiveConnection
   private:
     Ptr<NvSwitch> m_switch;
     uint32_t m_stream{0};
+    double m_efficiency{1};
     NvLinkConnection* m_peer{nullptr}; //!< both ends live as long as their ranks
 };
 

@@ -4,7 +4,8 @@
  * NvSwitch: the per-GPU NVLink bandwidth model. Presets; one transfer pipelines its segments
  * through egress and ingress; an incast shares the receiver's ingress, a fan-out the
  * sender's egress, each fairly; a stream delivers in order while streams interleave; a
- * congested receiver holds its senders back (their other traffic takes the egress).
+ * congested receiver holds its senders back (their other traffic takes the egress); NVLS
+ * reduction and multicast groups move their bytes once through the shared port.
  */
 
 #include "ns3/nv-switch.h"
@@ -198,4 +199,160 @@ TEST(NvSwitch, AConnectionsEndsCarryMessagesBothWays)
     EXPECT_EQ(doneA, (std::vector<uint32_t>{1, 2}));
     EXPECT_EQ(atA, std::vector<uint32_t>{7});
     Simulator::Destroy();
+}
+
+TEST(NvSwitch, AReductionGroupDeliversTheCombinedBytesOnceAtTheDestination)
+{
+    // GPUs 1, 2, 3 and GPU 0 itself give 1 MiB each to GPU 0's reduction: every egress sends
+    // its 1 MiB, GPU 0's ingress receives the combined 1 MiB once (not 3 or 4), and every
+    // stream's transfer completes when the combined bytes landed: one transfer's 17 segment
+    // times (the segments pipeline through the egresses, the switch and the ingress).
+    Ptr<NvSwitch> s = MakeSwitch(4);
+    std::vector<uint32_t> streams;
+    for (uint32_t g = 1; g < 4; ++g)
+    {
+        streams.push_back(s->AddStream(g, 0));
+    }
+    s->AddReduceGroup(streams, true);
+    const uint64_t bytes = 1 << 20;
+    std::vector<Time> at(3);
+    for (uint32_t k = 0; k < 3; ++k)
+    {
+        Start(s, streams[k], bytes, &at[k]);
+    }
+    Simulator::Run();
+    const Time seg = s->GetGpuBandwidth().CalculateBytesTxTime(64 * 1024);
+    for (uint32_t k = 0; k < 3; ++k)
+    {
+        EXPECT_EQ(at[k], seg * 17) << "stream " << k;
+    }
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        EXPECT_EQ(s->GetBytesSent(g), bytes) << "GPU " << g;
+    }
+    EXPECT_EQ(s->GetBytesReceived(0), bytes);
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, AReductionWaitsForItsSlowestMember)
+{
+    // GPU 2 posts its bytes 10 us after GPU 1: the combined bytes cannot land before GPU 2's.
+    Ptr<NvSwitch> s = MakeSwitch(3);
+    const uint32_t a = s->AddStream(1, 0);
+    const uint32_t b = s->AddStream(2, 0);
+    s->AddReduceGroup({a, b}, false);
+    Time atA;
+    Time atB;
+    Start(s, a, 1 << 20, &atA);
+    Simulator::Schedule(MicroSeconds(10), [&]() { Start(s, b, 1 << 20, &atB); });
+    Simulator::Run();
+    const Time seg = s->GetGpuBandwidth().CalculateBytesTxTime(64 * 1024);
+    EXPECT_EQ(atA, MicroSeconds(10) + seg * 17);
+    EXPECT_EQ(atB, atA);
+    EXPECT_EQ(s->GetBytesSent(0), 0U) << "the destination took no part";
+    EXPECT_EQ(s->GetBytesReceived(0), 1U << 20);
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, AMulticastGroupSendsOnceAndEveryDestinationReceives)
+{
+    // GPU 0 multicasts 1 MiB to GPUs 1, 2, 3 and itself: its egress sends it once, every
+    // ingress receives it. A member posted late holds the whole multicast back.
+    Ptr<NvSwitch> s = MakeSwitch(4);
+    std::vector<uint32_t> streams;
+    for (uint32_t g = 1; g < 4; ++g)
+    {
+        streams.push_back(s->AddStream(0, g));
+    }
+    s->AddMulticastGroup(streams, true);
+    const uint64_t bytes = 1 << 20;
+    std::vector<Time> at(3);
+    Start(s, streams[0], bytes, &at[0]);
+    Start(s, streams[1], bytes, &at[1]);
+    Simulator::Schedule(MicroSeconds(5), [&]() { Start(s, streams[2], bytes, &at[2]); });
+    Simulator::Run();
+    const Time seg = s->GetGpuBandwidth().CalculateBytesTxTime(64 * 1024);
+    for (uint32_t k = 0; k < 3; ++k)
+    {
+        EXPECT_EQ(at[k], MicroSeconds(5) + seg * 17) << "stream " << k;
+    }
+    EXPECT_EQ(s->GetBytesSent(0), bytes);
+    for (uint32_t g = 0; g < 4; ++g)
+    {
+        EXPECT_EQ(s->GetBytesReceived(g), bytes) << "GPU " << g;
+    }
+    Simulator::Destroy();
+}
+
+TEST(NvSwitch, AnNvlsAllReduceMovesOneAndAnNthOfTheDataThroughEachPort)
+{
+    // n GPUs all-reduce S bytes as NCCL's NVLS does: GPU h pulls the reduction of slice h
+    // from everyone (itself included) and multicasts it to everyone (itself included), chunk
+    // by chunk. Each port carries S (1 + 1/n): the time is S (1 + 1/n) / B plus the
+    // pipeline's fill, where a ring's would be 2 S (n - 1) / n / B.
+    const uint32_t n = 8;
+    const uint64_t slice = 1 << 20;
+    const uint32_t chunks = 32;
+    Ptr<NvSwitch> s = MakeSwitch(n);
+    std::vector<std::vector<uint32_t>> up(n);
+    std::vector<std::vector<uint32_t>> down(n);
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        for (uint32_t g = 0; g < n; ++g)
+        {
+            if (g != h)
+            {
+                up[h].push_back(s->AddStream(g, h));
+                down[h].push_back(s->AddStream(h, g));
+            }
+        }
+        s->AddReduceGroup(up[h], true);
+        s->AddMulticastGroup(down[h], true);
+    }
+    uint32_t left = n * (n - 1) * chunks;
+    Time end;
+    for (uint32_t h = 0; h < n; ++h)
+    {
+        for (uint32_t c = 0; c < chunks; ++c)
+        {
+            for (uint32_t k = 0; k < n - 1; ++k)
+            {
+                // The head's multicast of a chunk follows its reduction (the last member's).
+                NvSwitch::DeliveredCallback then;
+                if (k == n - 2)
+                {
+                    then = NvSwitch::DeliveredCallback([&, h]() {
+                        for (uint32_t d : down[h])
+                        {
+                            s->Transfer(d, slice / chunks, NvSwitch::DeliveredCallback([&]() {
+                                            end = Simulator::Now();
+                                            --left;
+                                        }));
+                        }
+                    });
+                }
+                s->Transfer(up[h][k], slice / chunks, then);
+            }
+        }
+    }
+    Simulator::Run();
+    EXPECT_EQ(left, 0U);
+    const double bound = Seconds(slice * (n + 1), s);
+    EXPECT_GE(end.GetSeconds(), bound);
+    EXPECT_LE(end.GetSeconds(), bound * 1.08);
+    for (uint32_t g = 0; g < n; ++g)
+    {
+        EXPECT_EQ(s->GetBytesSent(g), slice * (n + 1)) << "GPU " << g;
+        EXPECT_EQ(s->GetBytesReceived(g), slice * (n + 1)) << "GPU " << g;
+    }
+    Simulator::Destroy();
+}
+
+TEST(NvSwitchDeathTest, AGroupOfStreamsThatDoNotMeetIsRefused)
+{
+    Ptr<NvSwitch> s = MakeSwitch(3);
+    const uint32_t a = s->AddStream(1, 0);
+    const uint32_t b = s->AddStream(1, 2);
+    EXPECT_DEATH(s->AddReduceGroup({a, b}, false), "cannot join an NVLS group");
+    EXPECT_DEATH(s->AddMulticastGroup({a, s->AddStream(1, 0)}, false), "cannot join an NVLS group");
 }
