@@ -101,6 +101,9 @@ Node(GpuGeneration generation)
     c.nNodes = 1;
     c.gpusPerNode = 8;
     c.nChannels = 16;
+    // Without NVLS (NCCL_NVLS_ENABLE=0): the derived table and the ring figures are NCCL's
+    // model without it; NVLS has its own row in (b).
+    c.nvlsEnabled = false;
     return c;
 }
 
@@ -215,8 +218,20 @@ OneNode()
 {
     Header("(b) Large all-reduce busbw (GB/s) within one 8-GPU node, NCCL's pick",
            "issue 7 acceptance; H100 ~370 (sjeaugey, NVIDIA/nccl-tests#212), A100 232.5 "
-           "(nccl-tests#175); NVLink links x per-link bw from NCCL 2.30.7 src/graph/topo.h",
-           "to do: the NVLink bandwidth model (per-GPU egress/ingress caps) in the packet mode");
+           "(nccl-tests#175); NVLink links x per-link bw from NCCL 2.30.7 src/graph/topo.h; "
+           "with NVLS (issue 31) H100 476 +- 5 % (NVIDIA, nccl-tests#290)",
+           "validation/check-nccl-packet.py (the same rows, packet by packet)");
+    {
+        NcclTuner::Config c = Node(GpuGeneration::HOPPER);
+        c.nvlsEnabled = true;
+        const NcclTuner tuner(c);
+        const auto r = AnalyticalCollective::Tuned(tuner, AR, GiB);
+        Row("H100 with NVLS, 1 GiB " + Pair(tuner.Pick(AR, GiB)),
+            r.busBwGBps,
+            Range(476 * 0.95, 476 * 1.05),
+            tuner.Pick(AR, GiB).algorithm == NcclAlgorithm::NVLS &&
+                std::abs(r.busBwGBps / 476 - 1) <= 0.05);
+    }
 
     struct Gen
     {

@@ -11,9 +11,10 @@ printed in the same rows).
 
 The issue's targets: at most 10 % over a curve, at most 5 % from 1 MiB. With --check the exit
 code says whether every curve meets them (without it, 0: a report). Writes WORKDIR/<curve>/
-(each run) and WORKDIR/comparison.csv.
+(each run) and WORKDIR/comparison.csv. --max-bytes leaves out the larger rows (a fast subset).
 
 usage: check-nccl-curves.py WORKDIR NCCL_TESTS_PROGRAM [--check] [--only=CURVE[,CURVE...]]
+                            [--max-bytes=BYTES]
 """
 
 import csv
@@ -64,9 +65,15 @@ def main():
     workdir, binary = args
     check = "--check" in sys.argv
     only = None
+    max_bytes = None
     for a in sys.argv[1:]:
         if a.startswith("--only="):
             only = set(a[len("--only="):].split(","))
+        elif a.startswith("--max-bytes="):
+            try:
+                max_bytes = int(a[len("--max-bytes="):])
+            except ValueError:
+                sys.exit(f"{a}: expected --max-bytes=BYTES, a whole number")
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     names = sorted(f[:-4] for f in os.listdir(CURVES) if f.endswith(".csv"))
@@ -78,6 +85,10 @@ def main():
     out_rows, failures = [], []
     for name in names:
         header, rows = read_curve(os.path.join(CURVES, name + ".csv"))
+        if max_bytes is not None:
+            rows = [(s, t) for s, t in rows if s <= max_bytes]
+            if not rows:
+                continue
         sizes = [s for s, _ in rows]
         summary = run(binary, workdir, name,
                       [*header["simulate"].split(), f"--b={min(sizes)}", f"--e={max(sizes)}",

@@ -4,8 +4,10 @@ every packet simulated) against what real clusters measure and against the analy
 (NCCL 2.30.7's tuner for the same communicator), printed as measured vs expected with sources.
 
 Rows:
-  - one 8-GPU node, 1 GiB ring all-reduce: H100 busbw 360-371 GB/s (sjeaugey, nccl-tests#212:
-    ~370), A100 230-240 (nccl-tests#175: 232.5; NCCL's link model 240);
+  - one 8-GPU node, 1 GiB ring all-reduce (--algo=ring): H100 busbw 360-371 GB/s (sjeaugey,
+    nccl-tests#212: ~370), A100 230-240 (nccl-tests#175: 232.5; NCCL's link model 240);
+  - the same H100 node with NCCL's pick, NVLS (NVLink SHARP): busbw 476 GB/s +- 5 % (NVIDIA,
+    nccl-tests#290);
   - across nodes at 400 Gb/s per NIC, network-bound (one GPU and one NIC per node, 4 nodes,
     1 GiB): busbw 46-48 GB/s per NIC (AddyLaddy, nccl-tests#290, NDR); on RoCEv2 and
     InfiniBand. Accepted within 2 % of the measured band: the model has no PCIe / GPUDirect or
@@ -61,12 +63,14 @@ def crossover(rows_ring, rows_tree, key):
 def main():
     workdir, binary, t = start(__doc__)
     one = ["--nodes=1", "--gpus=8", "-b", GIB, "-e", GIB]
-    for gpu, lo, hi, src in (("h100", 360, 371, "nccl-tests#212"),
-                             ("a100", 230, 240, "nccl-tests#175")):
-        s = run(binary, workdir, f"node-{gpu}", [*one, f"--gpu={gpu}"])
+    for gpu, algo, lo, hi, src in (("h100", "ring", 360, 371, "nccl-tests#212"),
+                                   ("a100", "ring", 230, 240, "nccl-tests#175"),
+                                   ("h100", "auto", 476 * 0.95, 476 * 1.05, "nccl-tests#290")):
+        s = run(binary, workdir, f"node-{gpu}-{algo}", [*one, f"--gpu={gpu}", f"--algo={algo}"])
         c = last(s)
-        t.add(f"8 x {gpu.upper()} in one node, 1 GiB all-reduce busbw (GB/s)", c["busbw_GBps"],
-              f"[{lo}, {hi}]", in_band(c["busbw_GBps"], lo, hi), src)
+        what = "ring" if algo == "ring" else c["algorithm"]
+        t.add(f"8 x {gpu.upper()} in one node, 1 GiB {what} all-reduce busbw (GB/s)",
+              c["busbw_GBps"], f"[{lo:.0f}, {hi:.0f}]", in_band(c["busbw_GBps"], lo, hi), src)
         t.add(f"  packet / analytical time, {gpu.upper()} node", c["time_us"] / c["tuner_time_us"],
               f"1 +- {TOLERANCE:.0%}", abs(c["time_us"] / c["tuner_time_us"] - 1) <= TOLERANCE,
               "NCCL 2.30.7 tuner")

@@ -11,6 +11,7 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/log.h"
 #include "ns3/nvlink-connection.h"
+#include "ns3/nvls-schedule.h"
 #include "ns3/pxn-connection.h"
 #include "ns3/rank-program.h"
 #include "ns3/rdma-connection.h"
@@ -77,6 +78,7 @@ NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
     tc.nicGbps = m_nicGbps;
     tc.nvlink = gpus > 1;
     tc.nChannels = m_nChannels;
+    tc.nvlsEnabled = config.nvls;
     m_tuner = std::make_unique<NcclTuner>(tc);
 
     if (gpus > 1)
@@ -173,6 +175,11 @@ NcclCommunicator::ScheduleConfig(const Request& request,
     c.bytes = request.bytes;
     c.elementSize = request.elementSize;
     c.nChannels = m_nChannels;
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        c.nChannels = NcclTuner::NvlsChannels(m_config.generation);
+        c.maxChannels = c.nChannels;
+    }
     c.root = request.root;
     // Channel c's chain starts at the GPU of NIC c mod nicsPerNode.
     const uint32_t gpus = m_layout.GetGpusPerNode();
@@ -204,6 +211,14 @@ NcclCommunicator::OpConfig(CollectiveOp op,
     // FromDouble: MicroSeconds() takes an integer and truncated 6.6 us to 6 and every NVLink
     // hop's 0.6 us to nothing (small collectives inside a node came out 2.5x too fast).
     c.startLatency = Time::FromDouble(NcclTuner::BaseLatencyUs(algorithm, protocol), Time::US);
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        // NCCL's NVLS latency is one figure for the whole collective (hwLatencies[NVLINK]
+        // [NVLS], 25 us, not per step): paid once, before the first send; the hops cost what
+        // the switch takes.
+        c.startLatency = Time::FromDouble(m_tuner->Latency(op, algorithm, protocol), Time::US);
+        return c;
+    }
     for (NcclTuner::Link link :
          {NcclTuner::Link::NVLINK, NcclTuner::Link::PCI, NcclTuner::Link::NET})
     {
@@ -247,7 +262,8 @@ NcclCommunicator::Start(const Request& request, DoneCallback done)
     m_result.request = request;
     m_result.algorithm = algorithm;
     m_result.protocol = protocol;
-    m_result.nChannels = std::max(1U, schedule.GetNChannels());
+    m_result.nChannels = algorithm == NcclAlgorithm::NVLS ? NvlsSchedule::CountChannels(schedule)
+                                                          : std::max(1U, schedule.GetNChannels());
     m_result.opIndex = m_nextOp++;
     m_result.start = Simulator::Now();
     m_done = done;
@@ -327,6 +343,12 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
     const uint32_t dstNode = m_layout.GetNode(dst);
     const uint32_t srcGpu = m_layout.GetLocal(src);
     const uint32_t dstGpu = m_layout.GetLocal(dst);
+    if (NvlsSchedule::IsNvlsChannel(channel))
+    {
+        NS_ABORT_MSG_IF(srcNode != dstNode, "an NVLS connection between nodes");
+        ConnectNvls(channel, NvlsSchedule::IsMulticastChannel(channel) ? src : dst);
+        return;
+    }
     if (srcNode == dstNode)
     {
         auto [a, b] = NvLinkConnection::Connect(m_switches.at(srcNode), srcGpu, dstGpu);
@@ -380,6 +402,42 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
     }
     m_ranks[src]->AddSendConnection(channel, dst, sender);
     m_ranks[dst]->AddReceiveConnection(channel, src, b);
+}
+
+void
+NcclCommunicator::ConnectNvls(uint32_t channel, uint32_t head)
+{
+    const bool multicast = NvlsSchedule::IsMulticastChannel(channel);
+    const uint32_t node = m_layout.GetNode(head);
+    Ptr<NvSwitch> nvswitch = m_switches.at(node);
+    std::vector<uint32_t> streams;
+    for (uint32_t local = 0; local < m_layout.GetGpusPerNode(); ++local)
+    {
+        const uint32_t peer = node * m_layout.GetGpusPerNode() + local;
+        NS_ASSERT(m_layout.GetNode(peer) == node && m_layout.GetLocal(peer) == local);
+        if (peer == head)
+        {
+            continue;
+        }
+        const uint32_t from = multicast ? head : peer;
+        const uint32_t to = multicast ? peer : head;
+        auto [a, b] =
+            NvLinkConnection::Connect(nvswitch, m_layout.GetLocal(from), m_layout.GetLocal(to));
+        a->SetEfficiency(NcclTuner::NvlsEfficiency(m_config.generation));
+        m_ranks[from]->AddSendConnection(channel, to, a);
+        m_ranks[to]->AddReceiveConnection(channel, from, b);
+        streams.push_back(a->GetStream());
+        ++m_nvlink;
+    }
+    // The head's own bytes cross its ports too: the switch pulls from and stores to it.
+    if (multicast)
+    {
+        nvswitch->AddMulticastGroup(streams, true);
+    }
+    else
+    {
+        nvswitch->AddReduceGroup(streams, true);
+    }
 }
 
 const NcclTuner&

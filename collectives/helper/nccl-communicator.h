@@ -35,7 +35,9 @@ class RdmaConnection;
  * NvSwitch per node, and NCCL's collectives as CollectiveScheduleBuilder decomposes them
  * (channels, chunks, slices, rings, double binary trees, P2P rounds), run by the ranks over
  * NCCL's transports:
- *  - inside a node, NCCL's P2P transport over NVLink (NvLinkConnection);
+ *  - inside a node, NCCL's P2P transport over NVLink (NvLinkConnection), and for NVLS a
+ *    channel's connections to and from each head joined into NvSwitch reduction and
+ *    multicast groups, at NCCL's nvlsEfficiency;
  *  - between nodes, one RC queue pair per channel and peer (net_ib: one QP per connection,
  *    NCCL_IB_QPS_PER_CONNECTION = 1) from the NIC of the receiver's rail, reached through
  *    the GPU of that NIC with PXN (PxnConnection; NCCL >= 2.12's default) when the sender is
@@ -67,6 +69,9 @@ class NcclCommunicator
         /// TCP sockets per connection (NCCL_NSOCKS_PERTHREAD x NCCL_SOCKET_NTHREADS: 1 x 1
         /// on a generic NIC, nccl.md 5).
         uint32_t tcpSockets{1};
+        /// NVLS may run where NCCL runs it (NCCL_NVLS_ENABLE): all-reduce inside one node of
+        /// Hopper or later GPUs.
+        bool nvls{true};
     };
 
     /// One collective.
@@ -161,6 +166,9 @@ class NcclCommunicator
 
   private:
     void Connect(uint32_t channel, uint32_t src, uint32_t dst);
+    /// The NVLS connections of a channel id to or from a head, all its node's GPUs at once,
+    /// joined into the switch's reduction or multicast group.
+    void ConnectNvls(uint32_t channel, uint32_t head);
     Ptr<TcpHostStack> HostStack(uint32_t rank);
     void RankDone(uint32_t rank, uint32_t opIndex);
     /// A rank finished at `when` (in a split run: the notice of it, in every process).

@@ -66,7 +66,11 @@ NcclTestsOptions::AddOptions(ProgramOptions& opts)
     opts.AddValue("d", "datatype (nccl-tests -d): " + NcclDatatypeNames(), m_type);
     opts.AddChoice("o", "reduction (nccl-tests -o)", m_redop, {"sum", "prod", "max", "min", "avg"});
     opts.AddValue("r", "root rank of broadcast and reduce (nccl-tests -r)", m_root);
-    opts.AddChoice("algo", "algorithm (NCCL_ALGO)", m_algo, {"auto", "ring", "tree"});
+    opts.AddChoice("algo", "algorithm (NCCL_ALGO)", m_algo, {"auto", "ring", "tree", "nvls"});
+    opts.AddValue("nvls",
+                  "NVLink SHARP where NCCL runs it: all_reduce inside one node of H100 or later "
+                  "(NCCL_NVLS_ENABLE)",
+                  m_nvls);
     opts.AddChoice("proto", "protocol (NCCL_PROTO)", m_proto, {"auto", "ll", "ll128", "simple"});
     opts.AddValue("channels", "channels of the communicator (0: NCCL's count)", m_channels);
     opts.AddValue("pxn", "send between nodes through the NIC of the receiver's rail", m_pxn);
@@ -157,12 +161,15 @@ NcclTestsOptions::Check()
         throw InputError("--algo=tree runs all_reduce only (NCCL's trees)",
                          "--algo=ring or auto for " + m_opName);
     }
+    CheckNvls(sweep.op);
     m_clusterOptions.Check(m_nodes, "--nodes=" + std::to_string(m_nodes));
     ClusterPlacement::Spec::Parse(m_placement, "--placement");
     // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
     sweep.forceAlgorithm = m_algo != "auto";
     sweep.forceProtocol = m_proto != "auto";
-    sweep.algorithm = m_algo == "tree" ? NcclAlgorithm::TREE : NcclAlgorithm::RING;
+    sweep.algorithm = m_algo == "tree"   ? NcclAlgorithm::TREE
+                      : m_algo == "nvls" ? NcclAlgorithm::NVLS
+                                         : NcclAlgorithm::RING;
     sweep.protocol = m_proto == "ll"      ? NcclProtocol::LL
                      : m_proto == "ll128" ? NcclProtocol::LL128
                                           : NcclProtocol::SIMPLE;
@@ -170,6 +177,40 @@ NcclTestsOptions::Check()
                                  std::to_string(m_factor),
                              "-b/-e/-f");
     m_sweep = sweep;
+}
+
+void
+NcclTestsOptions::CheckNvls(CollectiveOp op) const
+{
+    if (m_algo != "nvls")
+    {
+        return;
+    }
+    if (!m_nvls)
+    {
+        throw InputError("--algo=nvls with --nvls=0", "one of the two");
+    }
+    if (op != CollectiveOp::ALL_REDUCE)
+    {
+        throw InputError("--algo=nvls runs all_reduce only here (NVLS for all_gather and "
+                         "reduce_scatter is not modelled)",
+                         "--algo=ring or auto for " + m_opName);
+    }
+    if (NcclTuner::NvlsEfficiency(Generation(m_gpu)) <= 0)
+    {
+        throw InputError("--algo=nvls on --gpu=" + m_gpu +
+                             ": NVLink SHARP needs an NVSwitch of Hopper or later (NCCL builds "
+                             "no NVLS graph below SM90)",
+                         "--gpu=h100 or later, or --algo=ring or tree");
+    }
+    if (m_nodes != 1 || m_gpus < 2)
+    {
+        throw InputError("--algo=nvls on --nodes=" + std::to_string(m_nodes) +
+                             " --gpus=" + std::to_string(m_gpus) +
+                             ": NVLS runs inside one node of at least 2 GPUs (NVLS-Tree, NCCL's "
+                             "NVLS across nodes, is not modelled)",
+                         "--nodes=1 --gpus=2 or more");
+    }
 }
 
 const NcclTestsSweep::Options&
@@ -228,6 +269,7 @@ NcclTestsOptions::GetCommunicatorConfig(bool tcp) const
     config.nChannels = m_channels;
     config.pxn = m_pxn;
     config.tcp = tcp;
+    config.nvls = m_nvls;
     return config;
 }
 

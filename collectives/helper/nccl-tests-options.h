@@ -68,6 +68,8 @@ class NcclTestsOptions
      * \throw InputError for the first mistake
      */
     void Check();
+    /// --algo=nvls where NCCL cannot run it: exit 2.
+    void CheckNvls(CollectiveOp op) const;
 
     /// The sweep's options (after Check).
     const NcclTestsSweep::Options& GetSweep() const;
@@ -140,6 +142,7 @@ class NcclTestsOptions
     std::string m_proto{"auto"};
     uint32_t m_channels{0};
     bool m_pxn{true};
+    bool m_nvls{true};
     std::string m_gpu{"h100"};
     std::string m_mode{"packet"};
     ClusterOptions m_clusterOptions; //!< The cluster's options.

@@ -146,6 +146,10 @@ ChannelSplit::ChannelSplit(const Config& config)
                     "point-to-point operations are not split over collective channels");
     NS_ABORT_MSG_IF(c.algorithm == NcclAlgorithm::TREE && c.op != CollectiveOp::ALL_REDUCE,
                     "NCCL's tree algorithm runs all-reduce only");
+    NS_ABORT_MSG_IF(c.algorithm == NcclAlgorithm::NVLS &&
+                        (c.op != CollectiveOp::ALL_REDUCE || c.nNodes != 1 ||
+                         c.protocol != NcclProtocol::SIMPLE),
+                    "NVLS is modelled for all-reduce inside one node, with Simple");
     NS_ABORT_MSG_IF(c.nRanks == 0 || c.nNodes == 0 || c.nRanks % c.nNodes != 0,
                     c.nRanks << " ranks on " << c.nNodes << " nodes");
     NS_ABORT_MSG_IF(c.bytes == 0, "a collective of 0 bytes");
@@ -315,6 +319,26 @@ ChannelSplit::ChunkBytesFor(uint64_t channelBytes) const
                chunk > LL128_TREE_CHUNK_SMALL)
         {
             chunk /= 2;
+        }
+    }
+    if (c.algorithm == NcclAlgorithm::NVLS)
+    {
+        // At most NCCL_NVLS_CHUNKSIZE, and smaller while the part gives each head few chunks
+        // (nChannels = 1 per part, so nChannels x nHeads concurrent operations).
+        chunk = std::min(chunk, NVLS_CHUNK_BYTES);
+        const uint64_t concurrent = c.nRanks;
+        const uint64_t nBytes = channelBytes;
+        if (nBytes < 64 * concurrent * chunk && chunk > 65536)
+        {
+            chunk = 65536;
+        }
+        if (nBytes < 8 * concurrent * chunk && chunk > 32768)
+        {
+            chunk = 32768;
+        }
+        if (nBytes < 2 * concurrent * chunk && chunk > 16384)
+        {
+            chunk = 16384;
         }
     }
     const uint64_t grain = GrainBytes(c.protocol);

@@ -35,9 +35,11 @@ namespace ns3
  * CHUNKSTEPS (4 for all-reduce, all-gather, reduce-scatter; 1 for broadcast, reduce) for
  * the Simple ring and 1 otherwise; LL carries half of that (8 data bytes per 16-byte
  * line), LL128 15/16 (120 data bytes per 128-byte line); tree LL128 halves the chunk for
- * small parts; the chunk is then rounded down to the protocol's grain (Simple 512, LL 16,
- * LL128 1920 bytes; src/include/device.h ncclProtoGrainSize). slice = chunk / chunkSteps x
- * sliceSteps (SLICESTEPS 2 for the Simple ring's all-reduce, all-gather, reduce-scatter).
+ * small parts; NVLS takes at most NVLS_CHUNK_BYTES, down to 64, 32 and 16 KiB when the part
+ * holds fewer than 64, 8 and 2 chunks per head; the chunk is then rounded down to the protocol's
+ * grain (Simple 512, LL 16, LL128 1920 bytes; src/include/device.h ncclProtoGrainSize). slice =
+ * chunk / chunkSteps x sliceSteps (SLICESTEPS 2 for the Simple ring's all-reduce, all-gather,
+ * reduce-scatter).
  */
 class ChannelSplit
 {
@@ -57,6 +59,8 @@ class ChannelSplit
     /// Chunk limits of the tree LL128 reduction in calcCollChunking.
     static constexpr uint64_t LL128_TREE_CHUNK_LARGE = 131072;
     static constexpr uint64_t LL128_TREE_CHUNK_SMALL = 32768;
+    /// NCCL_NVLS_CHUNKSIZE's default, 128 KiB (src/transport/nvls.cc), NVLS's largest chunk.
+    static constexpr uint64_t NVLS_CHUNK_BYTES = 128 << 10;
 
     /// What a collective is and what NCCL's environment sets.
     struct Config

@@ -3,6 +3,7 @@
  */
 #include "collective-schedule-builder.h"
 
+#include "nvls-schedule.h"
 #include "ring-schedule.h"
 #include "tree-schedule.h"
 
@@ -93,7 +94,11 @@ CollectiveScheduleBuilder::Build(const Config& config)
     const uint32_t maxChannels = split.GetConfig().maxChannels;
     for (const ChannelSplit::Part& part : split.GetParts())
     {
-        if (config.algorithm == NcclAlgorithm::RING)
+        if (config.algorithm == NcclAlgorithm::NVLS)
+        {
+            NvlsSchedule::AppendAllReduce(schedule, part);
+        }
+        else if (config.algorithm == NcclAlgorithm::RING)
         {
             RingSchedule ring(config.op,
                               n,

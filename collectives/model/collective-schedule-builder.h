@@ -19,9 +19,9 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief A whole NCCL collective as a CollectiveSchedule: the channel split (ChannelSplit),
- * then per channel a ring (RingSchedule) or a tree of the double binary tree (TreeSchedule
- * over DoubleBinaryTree::GetRankTree), or NCCL's point-to-point rounds (P2pSchedule) for
- * all-to-all and send/recv.
+ * then per channel a ring (RingSchedule), a tree of the double binary tree (TreeSchedule
+ * over DoubleBinaryTree::GetRankTree) or NVLS's heads (NvlsSchedule), or NCCL's point-to-point
+ * rounds (P2pSchedule) for all-to-all and send/recv.
  *
  * Ranks are numbered node x gpusPerNode + local. Rings visit the nodes in rank order and each
  * node's GPUs as a chain (the inter-node ring of NCCL's search); the chain is the channel's

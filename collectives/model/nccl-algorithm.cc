@@ -20,6 +20,8 @@ NcclAlgorithmName(NcclAlgorithm algorithm)
         return "Tree";
     case NcclAlgorithm::RING:
         return "Ring";
+    case NcclAlgorithm::NVLS:
+        return "NVLS";
     }
     NS_ABORT_MSG("unknown NCCL algorithm " << static_cast<int>(algorithm));
     return "";

@@ -13,12 +13,14 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief NCCL's algorithms this model decomposes (NCCL 2.30 src/include/device.h
- * NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1; NVLS, CollNet and PAT are not modelled yet).
+ * NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4; NVLS-Tree, CollNet and PAT are
+ * not modelled yet). In NCCL's order, which breaks the tuner's ties.
  */
 enum class NcclAlgorithm : uint8_t
 {
     TREE,
     RING,
+    NVLS, //!< NVLink SHARP inside one node (Hopper and later)
 };
 
 /**
@@ -33,7 +35,8 @@ enum class NcclProtocol : uint8_t
     SIMPLE,
 };
 
-/// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring"; "LL", "LL128", "Simple".
+/// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring", "NVLS"; "LL", "LL128",
+/// "Simple".
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 std::string NcclProtocolName(NcclProtocol protocol);
 

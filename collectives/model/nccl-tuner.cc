@@ -21,20 +21,27 @@ namespace
 // Every table below is NCCL 2.30.7 (commit 5067397c2676) src/graph/tuning.cc unless it says
 // otherwise: ncclTunerConstantsDefaults (baseLatencies, hwLatencies, llMaxBws,
 // perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws) and treeCorrectionFactor.
-// Indices: algorithm Tree 0, Ring 1; protocol LL 0, LL128 1, Simple 2; node scale 1 node,
-// 2 nodes, more; row Volta 0, Ampere 1, Hopper 2, Blackwell 3.
+// Indices: algorithm Tree 0, Ring 1, NVLS 2 (NCCL's 4); protocol LL 0, LL128 1, Simple 2; node
+// scale 1 node, 2 nodes, more; row Volta 0, Ampere 1, Hopper 2, Blackwell 3.
 using ProtoRow = std::array<double, 3>;
 using ScaleRow = std::array<double, 3>;
 
-/// baseLatencies (us), Tree and Ring rows.
-constexpr std::array<ProtoRow, 2> BASE_LATENCY_US{{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}}};
+/// baseLatencies (us), Tree, Ring and NVLS rows.
+constexpr std::array<ProtoRow, 3> BASE_LATENCY_US{{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}}};
 
-/// hwLatencies (us) per link class (NVLink, PCI, NET), Tree and Ring rows.
-constexpr std::array<std::array<ProtoRow, 2>, 3> HW_LATENCY_US{{
-    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}}},
-    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}}},
-    {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}}},
+/// hwLatencies (us) per link class (NVLink, PCI, NET), Tree, Ring and NVLS rows.
+constexpr std::array<std::array<ProtoRow, 3>, 3> HW_LATENCY_US{{
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25.0}}},
+    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}}},
+    {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 18.0}}},
 }};
+
+/// nvlsEfficiency per generation (Volta, Ampere: 0, no NVLS; Hopper 0.85; Blackwell 0.74).
+constexpr std::array<double, 4> NVLS_EFFICIENCY{0.0, 0.0, 0.85, 0.74};
+
+/// NVLS channels a kernel runs on (src/transport/nvls.cc NVLS_NCHANNELS_SM90 16,
+/// NVLS_NCHANNELS_SM100_NVL 24 on one node).
+constexpr std::array<uint32_t, 4> NVLS_CHANNELS{0, 0, 16, 24};
 
 /// llMaxBws (GB/s): on one node row = GPU generation, on more nodes row 0 (Intel) or 1 (AMD).
 constexpr std::array<ScaleRow, 4> LL_MAX_BW{{
@@ -111,6 +118,13 @@ constexpr double PCI_BW = 12.0;
 /// (NVLink 5); NVIDIA's data sheets.
 constexpr std::array<uint32_t, 4> NVLINKS_PER_GPU{6, 12, 18, 18};
 
+/// Intra-node speed tables (GB/s per channel) of src/graph/search.cc: sm90SpeedArrayIntra and
+/// sm100SpeedArrayIntra, which NVLS's graph search walks down.
+constexpr std::array<double, 11>
+    SM90_SPEED_INTRA{60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr std::array<double, 12>
+    SM100_SPEED_INTRA{90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+
 /// Inter-node speed tables (GB/s per channel) of src/graph/search.cc: speedArrayInter (before
 /// Hopper), sm90SpeedArrayInter and sm100SpeedArrayInter; NCCL's search gives each channel the
 /// highest speed its NIC can carry. The first two are the same in every version the reference
@@ -158,7 +172,7 @@ constexpr std::array<double, 20> SM100_SPEED_INTER{96.0, 86.0, 80.0, 48.0, 45.1,
 size_t
 AlgoIndex(NcclAlgorithm algorithm)
 {
-    return algorithm == NcclAlgorithm::TREE ? 0 : 1;
+    return static_cast<size_t>(algorithm);
 }
 
 size_t
@@ -225,7 +239,9 @@ HighestSpeedNotAbove(const std::array<double, N>& speeds, double bw)
     return speeds.back();
 }
 
-constexpr NcclAlgorithm ALGORITHMS[] = {NcclAlgorithm::TREE, NcclAlgorithm::RING};
+constexpr NcclAlgorithm ALGORITHMS[] = {NcclAlgorithm::TREE,
+                                        NcclAlgorithm::RING,
+                                        NcclAlgorithm::NVLS};
 constexpr NcclProtocol PROTOCOLS[] = {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::SIMPLE};
 } // namespace
 
@@ -307,6 +323,43 @@ uint32_t
 NcclTuner::DefaultNvlinks(GpuGeneration generation)
 {
     return NVLINKS_PER_GPU[GenerationIndex(generation)];
+}
+
+double
+NcclTuner::NvlsEfficiency(GpuGeneration generation)
+{
+    return NVLS_EFFICIENCY[GenerationIndex(generation)];
+}
+
+uint32_t
+NcclTuner::NvlsChannels(GpuGeneration generation)
+{
+    return NVLS_CHANNELS[GenerationIndex(generation)];
+}
+
+bool
+NcclTuner::NvlsSupported() const
+{
+    // NCCL builds an NVLS graph only with NVSwitch and SM >= 90 (search.cc), needs 2 of its
+    // channels (tuning.cc) and, without CollNet, runs it inside one node only (enqueue.cc).
+    return NvlsEfficiency(m_config.generation) > 0 && m_config.nvlink &&
+           m_config.gpusPerNode >= 2 && m_config.nNodes == 1;
+}
+
+double
+NcclTuner::NvlsChannelSpeed() const
+{
+    // NVLS's graph gives every GPU a channel (its head); channel h moves bw through each
+    // GPU's NVLinks each way, twice at GPU h (it pulls the reduction and stores the
+    // multicast): (g + 1) bw per GPU must fit its NVLink bandwidth (search.cc
+    // ncclTopoSearchTryNvls). 8 x H100: 370.8 / 9 = 41.2, so 40 GB/s.
+    const uint32_t links =
+        m_config.nvlinksPerGpu > 0 ? m_config.nvlinksPerGpu : DefaultNvlinks(m_config.generation);
+    const double perGpu = links * NvlinkBwPerLink(m_config.generation);
+    const double bw = perGpu / (m_config.gpusPerNode + 1);
+    return m_config.generation == GpuGeneration::BLACKWELL
+               ? HighestSpeedNotAbove(SM100_SPEED_INTRA, bw)
+               : HighestSpeedNotAbove(SM90_SPEED_INTRA, bw);
 }
 
 double
@@ -411,6 +464,10 @@ NcclTuner::RingSteps(CollectiveOp op) const
 bool
 NcclTuner::Supported(CollectiveOp op, NcclAlgorithm algorithm) const
 {
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        return op == CollectiveOp::ALL_REDUCE && NvlsSupported();
+    }
     switch (op)
     {
     case CollectiveOp::ALL_REDUCE:
@@ -430,6 +487,10 @@ NcclTuner::Supported(CollectiveOp op, NcclAlgorithm algorithm) const
 bool
 NcclTuner::Enabled(NcclAlgorithm algorithm, NcclProtocol protocol) const
 {
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        return m_config.nvlsEnabled && protocol == NcclProtocol::SIMPLE && m_config.simpleEnabled;
+    }
     const bool algo =
         algorithm == NcclAlgorithm::TREE ? m_config.treeEnabled : m_config.ringEnabled;
     switch (protocol)
@@ -458,6 +519,15 @@ NcclTuner::Bandwidth(CollectiveOp op, NcclAlgorithm algorithm, NcclProtocol prot
     const double nCh = m_config.nChannels;
     const double llMaxBw = LlMaxBw(gen, m_config.cpuVendor, nNodes);
     double busBw = m_graphBusBw;
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        // One channel per head GPU of bwIntra each, at nvlsEfficiency, less one channel's
+        // worth; an all-reduce pipelines its reduction and its multicast (x 2).
+        const double heads = m_config.gpusPerNode;
+        const double perChannel =
+            NvlsChannelSpeed() * NvlsEfficiency(gen) * (heads - 1) / heads * 2;
+        return heads * perChannel * m_nRanks / RingSteps(op);
+    }
     if (algorithm == NcclAlgorithm::RING)
     {
         if (protocol == NcclProtocol::LL)
@@ -506,6 +576,10 @@ NcclTuner::Latency(CollectiveOp op, NcclAlgorithm algorithm, NcclProtocol protoc
     if (protocol == NcclProtocol::SIMPLE)
     {
         interLat += m_config.netLatencyUs; // the flush
+    }
+    if (algorithm == NcclAlgorithm::NVLS)
+    {
+        return intraLat; // replaces the (zero) base latency; one node only
     }
     if (algorithm == NcclAlgorithm::TREE)
     {

@@ -55,9 +55,12 @@ enum class CpuVendor : uint8_t
  * reduce-scatter), nccl-tests' size column (src/enqueue.cc ncclFuncMaxSendRecvCount).
  *
  * Modelled: Tree (all-reduce only) and Ring (all-reduce, all-gather, reduce-scatter,
- * broadcast, reduce) with LL, LL128 and Simple. Not modelled: NVLS, NVLS-Tree, CollNet and
- * PAT (NVLS is off across nodes without CollNet, PAT only runs at one GPU per node; an 8-GPU
- * Hopper node with NVLS enabled would pick NVLS for large all-reduces), tuner plugins,
+ * broadcast, reduce) with LL, LL128 and Simple; NVLS (NVLink SHARP) for all-reduce inside one
+ * node of Hopper or later GPUs, Simple only: nGPUs channels of the NVLS graph's speed (the
+ * intra speed table's entry that fits (nGPUs + 1) channels into a GPU's NVLinks), x
+ * nvlsEfficiency x (nCh - 1) / nCh x 2, and latency hwLatencies[NVLINK][NVLS] = 25 us. Not
+ * modelled: NVLS for all-gather and reduce-scatter, NVLS-Tree (NVLS across nodes), CollNet and
+ * PAT (PAT only runs at one GPU per node), tuner plugins,
  * batching several collectives into one kernel (latCount is 1), and NCCL's channel
  * reduction for small messages (that changes what runs, not the predicted time).
  *
@@ -124,6 +127,8 @@ class NcclTuner
         bool llEnabled{true};
         bool ll128Enabled{true};
         bool simpleEnabled{true};
+        /// NVLS may be picked where it runs (NCCL_NVLS_ENABLE; NCCL_ALGO with NVLS).
+        bool nvlsEnabled{true};
     };
 
     /// One (algorithm, protocol) as ncclTopoGetAlgoTime sees it for a size.
@@ -200,6 +205,15 @@ class NcclTuner
     static double NvlinkBwPerLink(GpuGeneration generation);
     /// NVLinks of an SXM GPU of the generation.
     static uint32_t DefaultNvlinks(GpuGeneration generation);
+    /// nvlsEfficiency (src/graph/tuning.cc): 0 before Hopper (no NVLS), 0.85 Hopper, 0.74
+    /// Blackwell.
+    static double NvlsEfficiency(GpuGeneration generation);
+    /// NVLS channels of a kernel inside one node (nvlsChannels): 16 Hopper, 24 Blackwell.
+    static uint32_t NvlsChannels(GpuGeneration generation);
+    /// Whether NCCL would build NVLS for this communicator (whatever nvlsEnabled says).
+    bool NvlsSupported() const;
+    /// The NVLS graph's per-channel bandwidth in GB/s.
+    double NvlsChannelSpeed() const;
     /// A NIC's bandwidth as NCCL's topology holds it: Gb/s x 1000 / 8000 (src/graph/topo.cc).
     static double NicBw(double nicGbps);
     /// The channel speed NCCL's search can give one NIC: the largest entry of the

@@ -48,7 +48,11 @@ namespace ns3
  *    sends the k-th bytes once, when every stream has them, and the switch copies them to
  *    every destination (the source too, when a member).
  * A group's streams carry transfers of equal sizes in the same order; the switch queues a
- * group's traffic at a destination apart from the GPUs' (its own round-robin slot).
+ * group's traffic at a destination apart from the GPUs' (its own round-robin slot: each
+ * destination serves every group that flows to it as it serves every source GPU), and cuts
+ * a group's streams into finer segments (GroupSegmentBytes). Against plain streams a group's
+ * stream therefore gets a turn of GroupSegmentBytes where they get SegmentBytes (a quarter
+ * by default): NVLS beside other NVLink traffic is held back that much.
  *
  * Presets (NcclTuner's per-link bandwidth, src/graph/topo.h, times the SXM links): H100 18
  * NVLink4 x 20.6 GB/s = 370.8 GB/s, A100 12 NVLink3 x 20 = 240 GB/s. These are NCCL's
@@ -157,9 +161,9 @@ class NvSwitch : public Object
     {
         bool reduce;   //!< a reduction, else a multicast
         uint32_t gpu;  //!< the reduction's destination, the multicast's source
-        uint32_t slot; //!< its queue at gpu's ingress (the combined bytes of a
-                       //!< reduction, the source's copy of a multicast)
+        uint32_t slot; //!< a reduction's queue at gpu's ingress, for the combined bytes
         std::vector<uint32_t> members;
+        std::vector<uint32_t> slots; //!< a multicast's queue at each member's destination
         std::vector<std::deque<Segment>> arrived; //!< reduction: per member, at the switch
         std::vector<uint32_t> inFlight;           //!< reduction: per member, on its egress
     };
@@ -197,6 +201,8 @@ class NvSwitch : public Object
     Time TxTime(uint64_t bytes) const;
     /// Whether the queue of a slot (a source GPU or a group) at a GPU's ingress has room.
     bool SlotHasRoom(uint32_t gpu, uint32_t slot) const;
+    /// Segments a group's queue holds: IngressQueueSegments' bytes in GroupSegmentBytes.
+    uint32_t GroupQueueSegments() const;
     /// The slot a group member's segments take at its destination's ingress.
     uint32_t SlotOf(const Group& g, const Stream& member) const;
     /// Whether the stream's next segment may leave its egress now.
@@ -216,6 +222,7 @@ class NvSwitch : public Object
     DataRate m_bandwidth;
     Time m_latency;
     uint32_t m_segmentBytes;
+    uint32_t m_groupSegmentBytes;
     uint32_t m_ingressQueue;
     std::vector<Stream> m_streams;
     std::vector<Egress> m_egress;

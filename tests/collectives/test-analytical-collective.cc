@@ -96,8 +96,13 @@ TEST(AnalyticalCollective, TunerResults)
     c.nNodes = 1;
     c.gpusPerNode = 8;
     c.nChannels = 16;
+    // With NVLS (NCCL's default): NVLS, 25 us + 1 GiB / (1000 x 476 x 8/14 GB/s).
+    const auto nvls = AnalyticalCollective::Tuned(NcclTuner(c), AR, GiB);
+    EXPECT_EQ(nvls.algorithm, NcclAlgorithm::NVLS);
+    EXPECT_NEAR(nvls.seconds, (25.0 + GiB / (1000 * 476.0 * 8 / 14)) * 1e-6, 1e-12);
+    c.nvlsEnabled = false;
     const NcclTuner tuner(c);
-    // 1 GiB: Ring/Simple, 56 us + 1 GiB / (1000 x 211.9 GB/s).
+    // 1 GiB without NVLS: Ring/Simple, 56 us + 1 GiB / (1000 x 211.9 GB/s).
     const auto r = AnalyticalCollective::Tuned(tuner, AR, GiB);
     EXPECT_EQ(r.mode, AnalyticalCollective::Mode::NCCL_TUNER);
     EXPECT_EQ(r.algorithm, NcclAlgorithm::RING);

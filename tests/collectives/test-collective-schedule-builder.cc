@@ -2,14 +2,15 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * CollectiveScheduleBuilder: whole NCCL collectives (channel split + rings, double binary
- * trees or point-to-point rounds) executed on tagged bytes for nodes x GPUs communicators,
- * every protocol, several roots; the tree channels' assignment to the two trees.
+ * trees, NVLS heads or point-to-point rounds) executed on tagged bytes for nodes x GPUs
+ * communicators, every protocol, several roots; the tree channels' assignment to the two trees.
  */
 
 #include "schedule-executor.h"
 
 #include "ns3/collective-schedule-builder.h"
 #include "ns3/double-binary-tree.h"
+#include "ns3/nvls-schedule.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
@@ -248,6 +249,46 @@ TEST(CollectiveScheduleBuilder, EachChannelFollowsItsIntraNodeOrder)
                     EXPECT_EQ(dst % 4, 1U);
                 }
                 EXPECT_FALSE(crossing[1].empty());
+            }
+        }
+    }
+}
+
+TEST(CollectiveScheduleBuilder, NvlsAllReduceOnTaggedBytes)
+{
+    // Each head reduces its chunk of every loop from all the others and sends the result
+    // back; the last loop's chunks are rounded up to 16 KiB, so with little left only the
+    // first heads get any. Every byte ends as the sum of every rank's, on every rank.
+    for (uint32_t gpus : {2U, 5U, 8U})
+    {
+        for (uint64_t bytes : {4ULL, 1000ULL, 100000ULL, (1ULL << 20) + 12})
+        {
+            Config c;
+            c.op = CollectiveOp::ALL_REDUCE;
+            c.algorithm = NcclAlgorithm::NVLS;
+            c.nNodes = 1;
+            c.gpusPerNode = gpus;
+            c.bytes = bytes;
+            c.elementSize = 4;
+            c.nChannels = 4;
+            const CollectiveSchedule s = CollectiveScheduleBuilder::Build(c);
+            ASSERT_EQ(Check(s), "") << Name(c);
+            std::set<uint32_t> heads;
+            for (const CollectiveSchedule::Transfer& t : s.GetTransfers())
+            {
+                ASSERT_TRUE(NvlsSchedule::IsNvlsChannel(t.channel));
+                const bool down = NvlsSchedule::IsMulticastChannel(t.channel);
+                EXPECT_EQ(t.step, down ? 1U : 0U);
+                EXPECT_EQ(t.action,
+                          down ? CollectiveSchedule::RecvAction::COPY
+                               : CollectiveSchedule::RecvAction::REDUCE_COPY);
+                heads.insert(down ? t.src : t.dst);
+            }
+            EXPECT_LE(NvlsSchedule::CountChannels(s), 4U);
+            // 1 MiB on 4 channels: 256 KiB each, loops of gpus x 32 KiB chunks: all heads.
+            if (bytes > (1 << 20))
+            {
+                EXPECT_EQ(heads.size(), gpus) << Name(c);
             }
         }
     }

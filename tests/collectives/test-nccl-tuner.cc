@@ -177,8 +177,11 @@ TEST(NcclTuner, H100NodeAllReducePredictionTable)
 {
     // shared/reference/nccl.md 1.7 "Tuner predictions (derived)": time = lat + nBytes /
     // (1000 bw) with the bandwidths and latencies above; the table rounds to 0.1 us below
-    // 100 us and to 1 us above.
-    const NcclTuner tuner(H100Node());
+    // 100 us and to 1 us above. It leaves NVLS out, as NCCL does with NCCL_NVLS_ENABLE=0 (or
+    // without the fabric manager's multicast).
+    NcclTuner::Config c = H100Node();
+    c.nvlsEnabled = false;
+    const NcclTuner tuner(c);
 
     struct Row
     {
@@ -218,6 +221,41 @@ TEST(NcclTuner, H100NodeAllReducePredictionTable)
     }
     // The tree's latency edge on one node is 0.2 us: Tree LL 15.2 us vs Ring LL 15.0 at 8 B.
     EXPECT_NEAR(tuner.Predict(AR, 8, TREE, LL).timeUs, 6.8 + 14 * 0.6, 0.01);
+}
+
+TEST(NcclTuner, NvlsInsideAHopperNode)
+{
+    // NVLS's graph on 8 x H100: 8 channels (one per head) of 40 GB/s, the speed table's
+    // entry below 370.8 / 9 = 41.2; busbw 8 x 40 x 0.85 x 7/8 x 2 = 476 GB/s (what NVIDIA
+    // measured, NVIDIA/nccl-tests#290), algbw x 8/14; latency 25 us, whatever the size.
+    const NcclTuner tuner(H100Node());
+    EXPECT_TRUE(tuner.NvlsSupported());
+    EXPECT_DOUBLE_EQ(tuner.NvlsChannelSpeed(), 40.0);
+    EXPECT_NEAR(tuner.Bandwidth(AR, NcclAlgorithm::NVLS, SIMPLE), 476.0 * 8 / 14, 1e-9);
+    EXPECT_DOUBLE_EQ(tuner.Latency(AR, NcclAlgorithm::NVLS, SIMPLE), 25.0);
+    EXPECT_FALSE(tuner.Predict(AR, GiB, NcclAlgorithm::NVLS, LL).available) << "Simple only";
+    EXPECT_FALSE(
+        tuner.Predict(CollectiveOp::ALL_GATHER, GiB, NcclAlgorithm::NVLS, SIMPLE).available);
+    // LL's 15 us win small sizes; NVLS wins from where its 25 us are paid back.
+    EXPECT_EQ(tuner.Pick(AR, 8).algorithm, RING);
+    EXPECT_EQ(tuner.Pick(AR, MiB).algorithm, RING);
+    EXPECT_EQ(tuner.Pick(AR, 16 * MiB).algorithm, NcclAlgorithm::NVLS);
+    EXPECT_EQ(tuner.Pick(AR, GiB).algorithm, NcclAlgorithm::NVLS);
+    // Fewer GPUs give each channel more: 4 x H100, 370.8 / 5 = 74.2, so 60.
+    NcclTuner::Config four = H100Node();
+    four.gpusPerNode = 4;
+    EXPECT_DOUBLE_EQ(NcclTuner(four).NvlsChannelSpeed(), 60.0);
+    // No NVLS before Hopper, across nodes (without CollNet) or over PCIe.
+    NcclTuner::Config a100 = H100Node();
+    a100.generation = GpuGeneration::AMPERE;
+    EXPECT_FALSE(NcclTuner(a100).NvlsSupported());
+    EXPECT_FALSE(NcclTuner(H100Cluster(2)).NvlsSupported());
+    NcclTuner::Config pci = H100Node();
+    pci.nvlink = false;
+    EXPECT_FALSE(NcclTuner(pci).NvlsSupported());
+    EXPECT_DOUBLE_EQ(NcclTuner::NvlsEfficiency(GpuGeneration::HOPPER), 0.85);
+    EXPECT_DOUBLE_EQ(NcclTuner::NvlsEfficiency(GpuGeneration::BLACKWELL), 0.74);
+    EXPECT_EQ(NcclTuner::NvlsChannels(GpuGeneration::HOPPER), 16U);
 }
 
 TEST(NcclTuner, LatencyAtScale)
@@ -338,10 +376,14 @@ TEST(NcclTuner, EnablesFollowNcclAlgoAndProto)
     NcclTuner::Config c = H100Node();
     c.llEnabled = false;
     c.treeEnabled = false;
+    // Without LL, NVLS's 25 us beat LL128's 40.6 even at 8 bytes.
+    EXPECT_EQ(NcclTuner(c).Pick(AR, 8).algorithm, NcclAlgorithm::NVLS);
+    c.nvlsEnabled = false;
     const NcclTuner noLl(c);
     EXPECT_FALSE(noLl.Predict(AR, 8, RING, LL).available);
     EXPECT_FALSE(noLl.Predict(AR, 8, TREE, SIMPLE).available);
-    // Without LL the smallest all-reduce goes to LL128.
+    EXPECT_FALSE(noLl.Predict(AR, GiB, NcclAlgorithm::NVLS, SIMPLE).available);
+    // Without LL (and NVLS) the smallest all-reduce goes to LL128.
     EXPECT_EQ(noLl.Pick(AR, 8).protocol, LL128);
     EXPECT_EQ(noLl.Pick(AR, 8).algorithm, RING);
     // Over PCIe LL128 is off by default; the PCI latencies apply.

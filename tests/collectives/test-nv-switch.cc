@@ -11,6 +11,7 @@
 #include "ns3/nv-switch.h"
 #include "ns3/nvlink-connection.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <cstdint>
 #include <gtest/gtest.h>
@@ -25,6 +26,8 @@ Ptr<NvSwitch>
 MakeSwitch(uint32_t gpus)
 {
     Ptr<NvSwitch> s = CreateObject<NvSwitch>();
+    // The arithmetic below counts in 64 KiB segments, two queued per source, groups too.
+    s->SetAttribute("GroupSegmentBytes", UintegerValue(64 * 1024));
     s->SetGpuCount(gpus);
     return s;
 }
