@@ -192,8 +192,9 @@ NcclTestsOptions::CheckNvls(CollectiveOp op) const
     }
     if (op != CollectiveOp::ALL_REDUCE)
     {
-        throw InputError("--algo=nvls runs all_reduce only here (NVLS for all_gather and "
-                         "reduce_scatter is not modelled)",
+        throw InputError("--algo=nvls runs all_reduce only here (no NVLS all_gather or "
+                         "reduce_scatter packet by packet: NCCL's tuner keeps the ring for "
+                         "them inside a node)",
                          "--algo=ring or auto for " + m_opName);
     }
     if (NcclTuner::NvlsEfficiency(Generation(m_gpu)) <= 0)

@@ -466,7 +466,9 @@ NcclTuner::Supported(CollectiveOp op, NcclAlgorithm algorithm) const
 {
     if (algorithm == NcclAlgorithm::NVLS)
     {
-        return op == CollectiveOp::ALL_REDUCE && NvlsSupported();
+        const bool ops = op == CollectiveOp::ALL_REDUCE || op == CollectiveOp::ALL_GATHER ||
+                         op == CollectiveOp::REDUCE_SCATTER;
+        return ops && NvlsSupported();
     }
     switch (op)
     {
@@ -522,11 +524,17 @@ NcclTuner::Bandwidth(CollectiveOp op, NcclAlgorithm algorithm, NcclProtocol prot
     if (algorithm == NcclAlgorithm::NVLS)
     {
         // One channel per head GPU of bwIntra each, at nvlsEfficiency, less one channel's
-        // worth; an all-reduce pipelines its reduction and its multicast (x 2).
+        // worth; an all-reduce pipelines its reduction and its multicast (x 2), an all-gather
+        // or reduce-scatter gets (ppn - 1) / ppn of it, and NCCL does not convert their bus
+        // bandwidth to algorithm bandwidth (so the ring, at x nRanks / nsteps, always wins
+        // them inside a node).
         const double heads = m_config.gpusPerNode;
-        const double perChannel =
-            NvlsChannelSpeed() * NvlsEfficiency(gen) * (heads - 1) / heads * 2;
-        return heads * perChannel * m_nRanks / RingSteps(op);
+        const double perChannel = NvlsChannelSpeed() * NvlsEfficiency(gen) * (heads - 1) / heads;
+        if (op == CollectiveOp::ALL_REDUCE)
+        {
+            return heads * perChannel * 2 * m_nRanks / RingSteps(op);
+        }
+        return heads * perChannel * (heads - 1) / heads;
     }
     if (algorithm == NcclAlgorithm::RING)
     {

@@ -55,12 +55,14 @@ enum class CpuVendor : uint8_t
  * reduce-scatter), nccl-tests' size column (src/enqueue.cc ncclFuncMaxSendRecvCount).
  *
  * Modelled: Tree (all-reduce only) and Ring (all-reduce, all-gather, reduce-scatter,
- * broadcast, reduce) with LL, LL128 and Simple; NVLS (NVLink SHARP) for all-reduce inside one
- * node of Hopper or later GPUs, Simple only: nGPUs channels of the NVLS graph's speed (the
- * intra speed table's entry that fits (nGPUs + 1) channels into a GPU's NVLinks), x
- * nvlsEfficiency x (nCh - 1) / nCh x 2, and latency hwLatencies[NVLINK][NVLS] = 25 us. Not
- * modelled: NVLS for all-gather and reduce-scatter, NVLS-Tree (NVLS across nodes), CollNet and
- * PAT (PAT only runs at one GPU per node), tuner plugins,
+ * broadcast, reduce) with LL, LL128 and Simple; NVLS (NVLink SHARP) for all-reduce,
+ * all-gather and reduce-scatter inside one node of Hopper or later GPUs, Simple only: nGPUs
+ * channels of the NVLS graph's speed (the intra speed table's entry that fits (nGPUs + 1)
+ * channels into a GPU's NVLinks), x nvlsEfficiency x (nCh - 1) / nCh, x 2 for all-reduce (then
+ * x nRanks / nsteps as the ring), x (ppn - 1) / ppn for the others (not converted: the ring
+ * always wins them inside a node), and latency hwLatencies[NVLINK][NVLS] = 25 us. Not
+ * modelled: NVLS-Tree (NVLS across nodes), CollNet and PAT (PAT only runs at one GPU per
+ * node), tuner plugins,
  * batching several collectives into one kernel (latCount is 1), and NCCL's channel
  * reduction for small messages (that changes what runs, not the predicted time).
  *

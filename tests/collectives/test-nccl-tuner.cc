@@ -234,8 +234,26 @@ TEST(NcclTuner, NvlsInsideAHopperNode)
     EXPECT_NEAR(tuner.Bandwidth(AR, NcclAlgorithm::NVLS, SIMPLE), 476.0 * 8 / 14, 1e-9);
     EXPECT_DOUBLE_EQ(tuner.Latency(AR, NcclAlgorithm::NVLS, SIMPLE), 25.0);
     EXPECT_FALSE(tuner.Predict(AR, GiB, NcclAlgorithm::NVLS, LL).available) << "Simple only";
+    // All-gather and reduce-scatter: 8 x 40 x 0.85 x 7/8 x 7/8 = 208.25, left as it is (NCCL
+    // converts only the ring's and all-reduce's bus bandwidth), against the ring's 370.8 x
+    // 8/7: NCCL keeps the ring for them inside a node, at every size and GPU count.
+    for (CollectiveOp op : {CollectiveOp::ALL_GATHER, CollectiveOp::REDUCE_SCATTER})
+    {
+        EXPECT_NEAR(tuner.Bandwidth(op, NcclAlgorithm::NVLS, SIMPLE), 208.25, 1e-9);
+        EXPECT_DOUBLE_EQ(tuner.Latency(op, NcclAlgorithm::NVLS, SIMPLE), 25.0);
+        for (uint32_t gpus = 2; gpus <= 8; ++gpus)
+        {
+            NcclTuner::Config g = H100Node();
+            g.gpusPerNode = gpus;
+            for (uint64_t bytes = 1024; bytes <= 16 * GiB; bytes *= 4)
+            {
+                EXPECT_NE(NcclTuner(g).Pick(op, bytes).algorithm, NcclAlgorithm::NVLS)
+                    << gpus << " GPUs, " << bytes << " bytes";
+            }
+        }
+    }
     EXPECT_FALSE(
-        tuner.Predict(CollectiveOp::ALL_GATHER, GiB, NcclAlgorithm::NVLS, SIMPLE).available);
+        tuner.Predict(CollectiveOp::BROADCAST, GiB, NcclAlgorithm::NVLS, SIMPLE).available);
     // LL's 15 us win small sizes; NVLS wins from where its 25 us are paid back.
     EXPECT_EQ(tuner.Pick(AR, 8).algorithm, RING);
     EXPECT_EQ(tuner.Pick(AR, MiB).algorithm, RING);
