@@ -53,6 +53,9 @@ NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
       m_config(config),
       m_nChannels(config.nChannels ? config.nChannels : DefaultChannels(layout))
 {
+    // NVLS's connections take the channel ids from MAXCHANNELS on.
+    NS_ABORT_MSG_IF(m_nChannels > NvlsSchedule::CHANNEL_BASE,
+                    m_nChannels << " channels, more than NCCL's " << NvlsSchedule::CHANNEL_BASE);
     const uint32_t nodes = layout.GetNNodes();
     const uint32_t gpus = layout.GetGpusPerNode();
     uint64_t rate = std::numeric_limits<uint64_t>::max();

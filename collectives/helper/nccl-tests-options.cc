@@ -5,6 +5,7 @@
 
 #include "ns3/fabric-topology.h"
 #include "ns3/nccl-datatype.h"
+#include "ns3/nvls-schedule.h"
 #include "ns3/units.h"
 
 namespace ns3
@@ -160,6 +161,13 @@ NcclTestsOptions::Check()
     {
         throw InputError("--algo=tree runs all_reduce only (NCCL's trees)",
                          "--algo=ring or auto for " + m_opName);
+    }
+    if (m_channels > NvlsSchedule::CHANNEL_BASE)
+    {
+        throw InputError("--channels=" + std::to_string(m_channels) + " is more than NCCL's " +
+                             std::to_string(NvlsSchedule::CHANNEL_BASE) +
+                             " channels (MAXCHANNELS, src/include/device.h)",
+                         "0 (NCCL's count) to " + std::to_string(NvlsSchedule::CHANNEL_BASE));
     }
     CheckNvls(sweep.op);
     m_clusterOptions.Check(m_nodes, "--nodes=" + std::to_string(m_nodes));
