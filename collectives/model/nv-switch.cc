@@ -199,19 +199,7 @@ NvSwitch::AddSlot(uint32_t gpu, uint32_t group)
 }
 
 uint32_t
-NvSwitch::AddInternalStream(uint32_t gpu, uint32_t group, uint32_t member)
-{
-    Stream s;
-    s.src = gpu;
-    s.dst = gpu;
-    s.group = group;
-    s.member = member;
-    m_streams.push_back(s);
-    return m_streams.size() - 1;
-}
-
-uint32_t
-NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce)
+NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce, bool withEnd)
 {
     NS_ABORT_MSG_IF(streams.empty(), "NvSwitch: an NVLS group of no streams");
     const uint32_t id = m_groups.size();
@@ -233,6 +221,17 @@ NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce)
         s.member = g.members.size();
         g.members.push_back(m);
     }
+    if (withEnd)
+    {
+        // The GPU at the group's one end, as an internal stream to itself (the last member).
+        Stream own;
+        own.src = g.gpu;
+        own.dst = g.gpu;
+        own.group = id;
+        own.member = g.members.size();
+        m_streams.push_back(own);
+        g.members.push_back(m_streams.size() - 1);
+    }
     m_groups.push_back(g);
     return id;
 }
@@ -240,12 +239,8 @@ NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce)
 void
 NvSwitch::AddReduceGroup(const std::vector<uint32_t>& streams, bool withDestination)
 {
-    const uint32_t id = NewGroup(streams, true);
+    const uint32_t id = NewGroup(streams, true, withDestination);
     Group& g = m_groups[id];
-    if (withDestination)
-    {
-        g.members.push_back(AddInternalStream(g.gpu, id, g.members.size()));
-    }
     g.arrived.resize(g.members.size());
     g.inFlight.assign(g.members.size(), 0);
     g.slot = AddSlot(g.gpu, id);
@@ -254,12 +249,8 @@ NvSwitch::AddReduceGroup(const std::vector<uint32_t>& streams, bool withDestinat
 void
 NvSwitch::AddMulticastGroup(const std::vector<uint32_t>& streams, bool withSource)
 {
-    const uint32_t id = NewGroup(streams, false);
+    const uint32_t id = NewGroup(streams, false, withSource);
     Group& g = m_groups[id];
-    if (withSource)
-    {
-        g.members.push_back(AddInternalStream(g.gpu, id, g.members.size()));
-    }
     for (uint32_t m : g.members)
     {
         g.slots.push_back(AddSlot(m_streams[m].dst, id));

@@ -215,9 +215,9 @@ class NvSwitch : public Object
     void Enqueue(uint32_t gpu, uint32_t slot, Segment s);
     /// Combine what every member of a reduction has at the switch, as far as its slot allows.
     void Combine(uint32_t group);
-    uint32_t NewGroup(const std::vector<uint32_t>& streams, bool reduce);
+    /// A group of the streams, and of the GPU at its one end if withEnd.
+    uint32_t NewGroup(const std::vector<uint32_t>& streams, bool reduce, bool withEnd);
     uint32_t AddSlot(uint32_t gpu, uint32_t group);
-    uint32_t AddInternalStream(uint32_t gpu, uint32_t group, uint32_t member);
 
     DataRate m_bandwidth;
     Time m_latency;
