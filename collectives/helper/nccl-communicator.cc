@@ -82,6 +82,7 @@ NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
     tc.nvlink = gpus > 1;
     tc.nChannels = m_nChannels;
     tc.nvlsEnabled = config.nvls;
+    tc.nvlsTreeEnabled = config.nvls;
     m_tuner = std::make_unique<NcclTuner>(tc);
 
     if (gpus > 1)
@@ -178,10 +179,14 @@ NcclCommunicator::ScheduleConfig(const Request& request,
     c.bytes = request.bytes;
     c.elementSize = request.elementSize;
     c.nChannels = m_nChannels;
-    if (algorithm == NcclAlgorithm::NVLS)
+    if (IsNvls(algorithm))
     {
-        c.nChannels = NcclTuner::NvlsChannels(m_config.generation);
+        const NcclTuner::NvlsTuning nvls = m_tuner->GetNvlsTuning();
+        c.nChannels = nvls.nChannels;
         c.maxChannels = c.nChannels;
+        c.nvlsChunkBytes = nvls.chunkBytes;
+        c.nvlsTreeMaxChunkBytes = nvls.treeMaxChunkBytes;
+        c.headGpus = NvlsHeadGpus();
     }
     c.root = request.root;
     // Channel c's chain starts at the GPU of NIC c mod nicsPerNode.
@@ -214,12 +219,19 @@ NcclCommunicator::OpConfig(CollectiveOp op,
     // FromDouble: MicroSeconds() takes an integer and truncated 6.6 us to 6 and every NVLink
     // hop's 0.6 us to nothing (small collectives inside a node came out 2.5x too fast).
     c.startLatency = Time::FromDouble(NcclTuner::BaseLatencyUs(algorithm, protocol), Time::US);
-    if (algorithm == NcclAlgorithm::NVLS)
+    if (IsNvls(algorithm))
     {
-        // NCCL's NVLS latency is one figure for the whole collective (hwLatencies[NVLINK]
-        // [NVLS], 25 us, not per step): paid once, before the first send; the hops cost what
-        // the switch takes.
-        c.startLatency = Time::FromDouble(m_tuner->Latency(op, algorithm, protocol), Time::US);
+        // NCCL's NVLS latency inside a node is one figure for the whole collective
+        // (hwLatencies[NVLINK][NVLS], 25 us, not per step): paid once, before the first send;
+        // the NVLink hops cost what the switch takes. NVLS-Tree adds hwLatencies[NET]
+        // [NVLSTree] per tree level up and down, as the ring and the tree pay theirs: on every
+        // network hop.
+        c.startLatency = Time::FromDouble(
+            NcclTuner::HwLatencyUs(NcclTuner::Link::NVLINK, algorithm, protocol),
+            Time::US);
+        c.hopLatency[static_cast<size_t>(NcclTuner::Link::NET)] =
+            Time::FromDouble(NcclTuner::HwLatencyUs(NcclTuner::Link::NET, algorithm, protocol),
+                             Time::US);
         return c;
     }
     for (NcclTuner::Link link :
@@ -265,8 +277,8 @@ NcclCommunicator::Start(const Request& request, DoneCallback done)
     m_result.request = request;
     m_result.algorithm = algorithm;
     m_result.protocol = protocol;
-    m_result.nChannels = algorithm == NcclAlgorithm::NVLS ? NvlsSchedule::CountChannels(schedule)
-                                                          : std::max(1U, schedule.GetNChannels());
+    m_result.nChannels = IsNvls(algorithm) ? NvlsSchedule::CountChannels(schedule)
+                                           : std::max(1U, schedule.GetNChannels());
     m_result.opIndex = m_nextOp++;
     m_result.start = Simulator::Now();
     m_done = done;
@@ -346,9 +358,10 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
     const uint32_t dstNode = m_layout.GetNode(dst);
     const uint32_t srcGpu = m_layout.GetLocal(src);
     const uint32_t dstGpu = m_layout.GetLocal(dst);
-    if (NvlsSchedule::IsNvlsChannel(channel))
+    if (NvlsSchedule::IsNvlsChannel(channel) &&
+        NvlsSchedule::KindOf(channel) != NvlsSchedule::Kind::TREE)
     {
-        NS_ABORT_MSG_IF(srcNode != dstNode, "an NVLS connection between nodes");
+        NS_ABORT_MSG_IF(srcNode != dstNode, "an NVLS switch connection between nodes");
         ConnectNvls(channel, NvlsSchedule::IsMulticastChannel(channel) ? src : dst);
         return;
     }
@@ -405,6 +418,32 @@ NcclCommunicator::Connect(uint32_t channel, uint32_t src, uint32_t dst)
     }
     m_ranks[src]->AddSendConnection(channel, dst, sender);
     m_ranks[dst]->AddReceiveConnection(channel, src, b);
+}
+
+std::vector<uint32_t>
+NcclCommunicator::NvlsHeadGpus() const
+{
+    if (m_layout.GetNNodes() == 1)
+    {
+        return {}; // every GPU
+    }
+    // connectNvls's heads: each NIC's local GPU, in NIC order, each GPU once.
+    std::vector<uint32_t> heads;
+    const uint32_t nics = std::min(m_layout.GetNicsPerNode(), m_layout.GetGpusPerNode());
+    for (uint32_t g = 0; g < m_layout.GetGpusPerNode() && heads.size() < nics; ++g)
+    {
+        if (g == m_layout.GetNicGpu(m_layout.GetNic(g)))
+        {
+            heads.push_back(g);
+        }
+    }
+    return heads;
+}
+
+bool
+NcclCommunicator::IsNvls(NcclAlgorithm algorithm)
+{
+    return algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLS_TREE;
 }
 
 void

@@ -169,6 +169,9 @@ class NcclCommunicator
     /// The NVLS connections of a channel id to or from a head, all its node's GPUs at once,
     /// joined into the switch's reduction or multicast group.
     void ConnectNvls(uint32_t channel, uint32_t head);
+    /// NVLS's head GPUs (local indices): empty inside one node (every GPU), else one per NIC.
+    std::vector<uint32_t> NvlsHeadGpus() const;
+    static bool IsNvls(NcclAlgorithm algorithm);
     Ptr<TcpHostStack> HostStack(uint32_t rank);
     void RankDone(uint32_t rank, uint32_t opIndex);
     /// A rank finished at `when` (in a split run: the notice of it, in every process).

@@ -67,10 +67,13 @@ NcclTestsOptions::AddOptions(ProgramOptions& opts)
     opts.AddValue("d", "datatype (nccl-tests -d): " + NcclDatatypeNames(), m_type);
     opts.AddChoice("o", "reduction (nccl-tests -o)", m_redop, {"sum", "prod", "max", "min", "avg"});
     opts.AddValue("r", "root rank of broadcast and reduce (nccl-tests -r)", m_root);
-    opts.AddChoice("algo", "algorithm (NCCL_ALGO)", m_algo, {"auto", "ring", "tree", "nvls"});
+    opts.AddChoice("algo",
+                   "algorithm (NCCL_ALGO)",
+                   m_algo,
+                   {"auto", "ring", "tree", "nvls", "nvlstree"});
     opts.AddValue("nvls",
-                  "NVLink SHARP where NCCL runs it: all_reduce inside one node of H100 or later "
-                  "(NCCL_NVLS_ENABLE)",
+                  "NVLink SHARP where NCCL runs it: all_reduce on H100 or later, NVLS inside one "
+                  "node, NVLS-Tree across nodes (NCCL_NVLS_ENABLE)",
                   m_nvls);
     opts.AddChoice("proto", "protocol (NCCL_PROTO)", m_proto, {"auto", "ll", "ll128", "simple"});
     opts.AddValue("channels", "channels of the communicator (0: NCCL's count)", m_channels);
@@ -175,9 +178,10 @@ NcclTestsOptions::Check()
     // As NCCL_ALGO / NCCL_PROTO: the tuner picks what is not forced.
     sweep.forceAlgorithm = m_algo != "auto";
     sweep.forceProtocol = m_proto != "auto";
-    sweep.algorithm = m_algo == "tree"   ? NcclAlgorithm::TREE
-                      : m_algo == "nvls" ? NcclAlgorithm::NVLS
-                                         : NcclAlgorithm::RING;
+    sweep.algorithm = m_algo == "tree"       ? NcclAlgorithm::TREE
+                      : m_algo == "nvls"     ? NcclAlgorithm::NVLS
+                      : m_algo == "nvlstree" ? NcclAlgorithm::NVLS_TREE
+                                             : NcclAlgorithm::RING;
     sweep.protocol = m_proto == "ll"      ? NcclProtocol::LL
                      : m_proto == "ll128" ? NcclProtocol::LL128
                                           : NcclProtocol::SIMPLE;
@@ -190,35 +194,46 @@ NcclTestsOptions::Check()
 void
 NcclTestsOptions::CheckNvls(CollectiveOp op) const
 {
-    if (m_algo != "nvls")
+    if (m_algo != "nvls" && m_algo != "nvlstree")
     {
         return;
     }
+    const std::string algo = "--algo=" + m_algo;
     if (!m_nvls)
     {
-        throw InputError("--algo=nvls with --nvls=0", "one of the two");
+        throw InputError(algo + " with --nvls=0", "one of the two");
     }
     if (op != CollectiveOp::ALL_REDUCE)
     {
-        throw InputError("--algo=nvls runs all_reduce only here (no NVLS all_gather or "
-                         "reduce_scatter packet by packet: NCCL's tuner keeps the ring for "
-                         "them inside a node)",
+        throw InputError(algo + " runs all_reduce only here (no NVLS all_gather or "
+                                "reduce_scatter packet by packet: NCCL's tuner keeps the ring "
+                                "for them inside a node and has no NVLS for them across nodes "
+                                "without CollNet)",
                          "--algo=ring or auto for " + m_opName);
     }
     if (NcclTuner::NvlsEfficiency(Generation(m_gpu)) <= 0)
     {
-        throw InputError("--algo=nvls on --gpu=" + m_gpu +
+        throw InputError(algo + " on --gpu=" + m_gpu +
                              ": NVLink SHARP needs an NVSwitch of Hopper or later (NCCL builds "
                              "no NVLS graph below SM90)",
                          "--gpu=h100 or later, or --algo=ring or tree");
     }
-    if (m_nodes != 1 || m_gpus < 2)
+    const std::string shape =
+        " on --nodes=" + std::to_string(m_nodes) + " --gpus=" + std::to_string(m_gpus);
+    if (m_algo == "nvls" && (m_nodes != 1 || m_gpus < 2))
     {
-        throw InputError("--algo=nvls on --nodes=" + std::to_string(m_nodes) +
-                             " --gpus=" + std::to_string(m_gpus) +
-                             ": NVLS runs inside one node of at least 2 GPUs (NVLS-Tree, NCCL's "
-                             "NVLS across nodes, is not modelled)",
-                         "--nodes=1 --gpus=2 or more");
+        throw InputError(algo + shape +
+                             ": NVLS runs inside one node of at least 2 GPUs (across nodes "
+                             "NCCL runs NVLS-Tree, or NVLS with CollNet, not modelled)",
+                         "--nodes=1 --gpus=2 or more, or --algo=nvlstree across nodes");
+    }
+    if (m_algo == "nvlstree" && (m_nodes < 2 || std::min(m_gpus, m_nics) < 2))
+    {
+        throw InputError(algo + shape + " --nics=" + std::to_string(m_nics) +
+                             ": NVLS-Tree runs across nodes (NCCL disables it on one), and its "
+                             "graph needs two heads in a node: two GPUs with a NIC each",
+                         "--nodes=2 or more with --gpus and --nics of 2 or more, or --algo=nvls "
+                         "inside one node");
     }
 }
 

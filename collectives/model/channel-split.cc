@@ -150,6 +150,10 @@ ChannelSplit::ChannelSplit(const Config& config)
                         (c.op != CollectiveOp::ALL_REDUCE || c.nNodes != 1 ||
                          c.protocol != NcclProtocol::SIMPLE),
                     "NVLS is modelled for all-reduce inside one node, with Simple");
+    NS_ABORT_MSG_IF(c.algorithm == NcclAlgorithm::NVLS_TREE &&
+                        (c.op != CollectiveOp::ALL_REDUCE || c.nNodes < 2 ||
+                         c.protocol != NcclProtocol::SIMPLE),
+                    "NVLS-Tree runs all-reduce across nodes, with Simple");
     NS_ABORT_MSG_IF(c.nRanks == 0 || c.nNodes == 0 || c.nRanks % c.nNodes != 0,
                     c.nRanks << " ranks on " << c.nNodes << " nodes");
     NS_ABORT_MSG_IF(c.bytes == 0, "a collective of 0 bytes");
@@ -321,13 +325,34 @@ ChannelSplit::ChunkBytesFor(uint64_t channelBytes) const
             chunk /= 2;
         }
     }
+    // NVLS's operations in flight: nChannels (1 per part) x nHeads.
+    const uint64_t concurrent = c.nvlsHeads > 0 ? c.nvlsHeads : c.nRanks / c.nNodes;
+    const uint64_t nBytes = channelBytes;
+    if (c.algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        // At most NCCL_NVLS_CHUNKSIZE and nvlsTreeMaxChunkSize (64 KiB from 4 nodes on),
+        // and smaller while the part gives each head few chunks.
+        const uint64_t treeMax = c.nvlsTreeMaxChunkBytes > 0 ? c.nvlsTreeMaxChunkBytes
+                                 : c.nNodes >= 4             ? NVLS_TREE_MAX_CHUNK_BYTES_4_NODES
+                                                             : c.nvlsChunkBytes;
+        chunk = std::min({chunk, c.nvlsChunkBytes, treeMax});
+        if (nBytes < 16 * concurrent * chunk && chunk > 131072)
+        {
+            chunk = 131072;
+        }
+        if (nBytes < 4 * concurrent * chunk && chunk > 65536)
+        {
+            chunk = 65536;
+        }
+        if (nBytes < concurrent * chunk && chunk > 32768)
+        {
+            chunk = 32768;
+        }
+    }
     if (c.algorithm == NcclAlgorithm::NVLS)
     {
-        // At most NCCL_NVLS_CHUNKSIZE, and smaller while the part gives each head few chunks
-        // (nChannels = 1 per part, so nChannels x nHeads concurrent operations).
-        chunk = std::min(chunk, NVLS_CHUNK_BYTES);
-        const uint64_t concurrent = c.nRanks;
-        const uint64_t nBytes = channelBytes;
+        // At most NCCL_NVLS_CHUNKSIZE, and smaller while the part gives each head few chunks.
+        chunk = std::min(chunk, c.nvlsChunkBytes);
         if (nBytes < 64 * concurrent * chunk && chunk > 65536)
         {
             chunk = 65536;

@@ -36,7 +36,8 @@ namespace ns3
  * the Simple ring and 1 otherwise; LL carries half of that (8 data bytes per 16-byte
  * line), LL128 15/16 (120 data bytes per 128-byte line); tree LL128 halves the chunk for
  * small parts; NVLS takes at most NVLS_CHUNK_BYTES, down to 64, 32 and 16 KiB when the part
- * holds fewer than 64, 8 and 2 chunks per head; the chunk is then rounded down to the protocol's
+ * holds fewer than 64, 8 and 2 chunks per head; NVLS-Tree at most NVLS_CHUNK_BYTES (64 KiB
+ * from 4 nodes on), down to 128, 64 and 32 KiB below 16, 4 and 1 chunks per head; the chunk is then rounded down to the protocol's
  * grain (Simple 512, LL 16, LL128 1920 bytes; src/include/device.h ncclProtoGrainSize). slice =
  * chunk / chunkSteps x sliceSteps (SLICESTEPS 2 for the Simple ring's all-reduce, all-gather,
  * reduce-scatter).
@@ -61,6 +62,9 @@ class ChannelSplit
     static constexpr uint64_t LL128_TREE_CHUNK_SMALL = 32768;
     /// NCCL_NVLS_CHUNKSIZE's default, 128 KiB (src/transport/nvls.cc), NVLS's largest chunk.
     static constexpr uint64_t NVLS_CHUNK_BYTES = 128 << 10;
+    /// nvlsTreeMaxChunkSize on Hopper from 4 nodes on, 64 KiB (src/transport/nvls.cc
+    /// ncclNvlsTuning; NCCL_NVLSTREE_MAX_CHUNKSIZE); below 4 nodes NVLS_CHUNK_BYTES.
+    static constexpr uint64_t NVLS_TREE_MAX_CHUNK_BYTES_4_NODES = 64 << 10;
 
     /// What a collective is and what NCCL's environment sets.
     struct Config
@@ -74,6 +78,11 @@ class ChannelSplit
         uint32_t elementSize{1}; //!< datatype size; must divide bytes
         uint32_t nChannels{1};   //!< channels of this collective (NCCL's nMaxChannels)
         uint32_t maxChannels{0}; //!< channels of the communicator (0: nChannels)
+        uint32_t nvlsHeads{0};   //!< NVLS heads per node (0: every GPU of a node)
+        uint64_t nvlsChunkBytes{NVLS_CHUNK_BYTES}; //!< comm->nvlsChunkSize
+        /// comm->nvlsTreeMaxChunkSize; 0: NCCL's fallback, NVLS_TREE_MAX_CHUNK_BYTES_4_NODES
+        /// from 4 nodes on, else nvlsChunkBytes.
+        uint64_t nvlsTreeMaxChunkBytes{0};
         uint64_t simpleBufferBytes{SIMPLE_BUFFER_BYTES};
         uint64_t llBufferBytes{LL_BUFFER_BYTES};
         uint64_t ll128BufferBytes{LL128_BUFFER_BYTES};

@@ -22,7 +22,26 @@ CollectiveScheduleBuilder::Split(const Config& config)
 {
     ChannelSplit::Config c = config;
     c.nRanks = config.nNodes * config.gpusPerNode;
+    if (config.algorithm == NcclAlgorithm::NVLS || config.algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        c.nvlsHeads = static_cast<uint32_t>(NvlsHeads(config).size());
+    }
     return ChannelSplit(c);
+}
+
+std::vector<uint32_t>
+CollectiveScheduleBuilder::NvlsHeads(const Config& config)
+{
+    if (!config.headGpus.empty())
+    {
+        return config.headGpus;
+    }
+    std::vector<uint32_t> heads(config.gpusPerNode);
+    for (uint32_t g = 0; g < config.gpusPerNode; ++g)
+    {
+        heads[g] = g;
+    }
+    return heads;
 }
 
 std::vector<uint32_t>
@@ -92,13 +111,18 @@ CollectiveScheduleBuilder::Build(const Config& config)
     }
     const ChannelSplit split = Split(config);
     const uint32_t maxChannels = split.GetConfig().maxChannels;
+    if (config.algorithm == NcclAlgorithm::NVLS || config.algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        const NvlsSchedule nvls(config.nNodes, config.gpusPerNode, NvlsHeads(config));
+        for (const ChannelSplit::Part& part : split.GetParts())
+        {
+            nvls.AppendAllReduce(schedule, part);
+        }
+        return schedule;
+    }
     for (const ChannelSplit::Part& part : split.GetParts())
     {
-        if (config.algorithm == NcclAlgorithm::NVLS)
-        {
-            NvlsSchedule::AppendAllReduce(schedule, part);
-        }
-        else if (config.algorithm == NcclAlgorithm::RING)
+        if (config.algorithm == NcclAlgorithm::RING)
         {
             RingSchedule ring(config.op,
                               n,

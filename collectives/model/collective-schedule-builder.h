@@ -31,6 +31,7 @@ namespace ns3
  * tree 1 (src/graph/connect.cc, channel c and c + nChannels); so with maxChannels
  * communicator channels, channel c < maxChannels / 2 uses tree 0 and the others tree 1,
  * and with an even split each tree carries half the data.
+ * NVLS and NVLS-Tree: every channel has the same heads (headGpus), in every node.
  */
 class CollectiveScheduleBuilder
 {
@@ -47,7 +48,13 @@ class CollectiveScheduleBuilder
         /// Per channel c, intraOrders[c % size] is the chain of local GPUs (a permutation of
         /// 0..G-1); empty: 0..G-1 on every channel.
         std::vector<std::vector<uint32_t>> intraOrders;
+        /// NVLS and NVLS-Tree: the head GPUs (local indices, in head order); empty: every GPU
+        /// (inside one node). nvlsHeads is set from it.
+        std::vector<uint32_t> headGpus;
     };
+
+    /// The NVLS head GPUs of a configuration: headGpus, or every GPU.
+    static std::vector<uint32_t> NvlsHeads(const Config& config);
 
     /// Channel c's chain of local GPUs.
     static std::vector<uint32_t> IntraOrder(const Config& config, uint32_t channel);

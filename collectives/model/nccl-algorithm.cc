@@ -22,6 +22,8 @@ NcclAlgorithmName(NcclAlgorithm algorithm)
         return "Ring";
     case NcclAlgorithm::NVLS:
         return "NVLS";
+    case NcclAlgorithm::NVLS_TREE:
+        return "NVLSTree";
     }
     NS_ABORT_MSG("unknown NCCL algorithm " << static_cast<int>(algorithm));
     return "";

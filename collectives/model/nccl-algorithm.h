@@ -13,14 +13,15 @@ namespace ns3
 /**
  * \ingroup collectives
  * \brief NCCL's algorithms this model decomposes (NCCL 2.30 src/include/device.h
- * NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4; NVLS-Tree, CollNet and PAT are
- * not modelled yet). In NCCL's order, which breaks the tuner's ties.
+ * NCCL_ALGO_TREE = 0, NCCL_ALGO_RING = 1, NCCL_ALGO_NVLS = 4, NCCL_ALGO_NVLS_TREE = 5; CollNet
+ * and PAT are not modelled). In NCCL's order, which breaks the tuner's ties.
  */
 enum class NcclAlgorithm : uint8_t
 {
     TREE,
     RING,
-    NVLS, //!< NVLink SHARP inside one node (Hopper and later)
+    NVLS,      //!< NVLink SHARP inside one node (Hopper and later)
+    NVLS_TREE, //!< NVLink SHARP in each node, a tree of the nodes' heads across them
 };
 
 /**
@@ -35,8 +36,8 @@ enum class NcclProtocol : uint8_t
     SIMPLE,
 };
 
-/// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring", "NVLS"; "LL", "LL128",
-/// "Simple".
+/// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring", "NVLS", "NVLSTree"; "LL",
+/// "LL128", "Simple".
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
 std::string NcclProtocolName(NcclProtocol protocol);
 

@@ -3,6 +3,8 @@
  */
 #include "nccl-tuner.h"
 
+#include "channel-split.h"
+
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
@@ -21,19 +23,21 @@ namespace
 // Every table below is NCCL 2.30.7 (commit 5067397c2676) src/graph/tuning.cc unless it says
 // otherwise: ncclTunerConstantsDefaults (baseLatencies, hwLatencies, llMaxBws,
 // perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws) and treeCorrectionFactor.
-// Indices: algorithm Tree 0, Ring 1, NVLS 2 (NCCL's 4); protocol LL 0, LL128 1, Simple 2; node
+// Indices: algorithm Tree 0, Ring 1, NVLS 2 (NCCL's 4), NVLS-Tree 3 (NCCL's 5); protocol LL 0,
+// LL128 1, Simple 2; node
 // scale 1 node, 2 nodes, more; row Volta 0, Ampere 1, Hopper 2, Blackwell 3.
 using ProtoRow = std::array<double, 3>;
 using ScaleRow = std::array<double, 3>;
 
-/// baseLatencies (us), Tree, Ring and NVLS rows.
-constexpr std::array<ProtoRow, 3> BASE_LATENCY_US{{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}}};
+/// baseLatencies (us), Tree, Ring, NVLS and NVLS-Tree rows.
+constexpr std::array<ProtoRow, 4> BASE_LATENCY_US{
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}}};
 
-/// hwLatencies (us) per link class (NVLink, PCI, NET), Tree, Ring and NVLS rows.
-constexpr std::array<std::array<ProtoRow, 3>, 3> HW_LATENCY_US{{
-    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25.0}}},
-    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}}},
-    {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 18.0}}},
+/// hwLatencies (us) per link class (NVLink, PCI, NET), Tree, Ring, NVLS and NVLS-Tree rows.
+constexpr std::array<std::array<ProtoRow, 4>, 3> HW_LATENCY_US{{
+    {{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 25.0}, {0, 0, 25.0}}},
+    {{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}}},
+    {{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0, 0, 18.0}, {0, 0, 20.9}}},
 }};
 
 /// nvlsEfficiency per generation (Volta, Ampere: 0, no NVLS; Hopper 0.85; Blackwell 0.74).
@@ -42,6 +46,8 @@ constexpr std::array<double, 4> NVLS_EFFICIENCY{0.0, 0.0, 0.85, 0.74};
 /// NVLS channels a kernel runs on (src/transport/nvls.cc NVLS_NCHANNELS_SM90 16,
 /// NVLS_NCHANNELS_SM100_NVL 24 on one node).
 constexpr std::array<uint32_t, 4> NVLS_CHANNELS{0, 0, 16, 24};
+/// NVLS_NCHANNELS_SM100 across nodes, before ncclNvlsTreeSm100Tuning.
+constexpr uint32_t NVLS_CHANNELS_SM100_NODES = 32;
 
 /// llMaxBws (GB/s): on one node row = GPU generation, on more nodes row 0 (Intel) or 1 (AMD).
 constexpr std::array<ScaleRow, 4> LL_MAX_BW{{
@@ -75,9 +81,20 @@ constexpr std::array<ScaleRow, 4> PER_CH_MAX_TREE_BW{{
     {70.0, 42.8, 24.0},
 }};
 
+/// perChMaxNVLSTreeBws (GB/s per channel; Hopper and Blackwell have no one-node entry, NVLS-Tree
+/// runs across nodes only).
+constexpr std::array<ScaleRow, 4> PER_CH_MAX_NVLS_TREE_BW{{
+    {26.5, 18.5, 10.0},
+    {24.0, 23.6, 17.8},
+    {0.0, 57.7, 45.5},
+    {0.0, 96.0, 80.0},
+}};
+
 /// treeCorrectionFactor: powers of two from 64 B; ncclTopoGetAlgoTime applies entries 0..22
-/// (64 B .. 256 MiB bins, i.e. below 512 MiB) to tree all-reduce bandwidths.
+/// (64 B .. 256 MiB bins, i.e. below 512 MiB) to tree all-reduce bandwidths, and entries
+/// 0..23 to NVLS-Tree's on Blackwell (minCompCap >= 100, x86 hosts).
 constexpr uint32_t TREE_CORRECTION_BINS = 23;
+constexpr uint32_t NVLS_TREE_CORRECTION_BINS = 24;
 constexpr std::array<std::array<double, 24>, 3> TREE_CORRECTION{{
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
      .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -239,9 +256,44 @@ HighestSpeedNotAbove(const std::array<double, N>& speeds, double bw)
     return speeds.back();
 }
 
+/// The next faster entry of a descending speed table (bw itself when none is faster).
+template <size_t N>
+double
+NextFasterSpeed(const std::array<double, N>& speeds, double bw)
+{
+    double next = bw;
+    for (double s : speeds)
+    {
+        if (s > bw)
+        {
+            next = s;
+        }
+    }
+    return next;
+}
+
+/// The inter-node speed table's next entry above bw, for the generation.
+double
+NextSpeedAbove(GpuGeneration generation, double bw)
+{
+    switch (generation)
+    {
+    case GpuGeneration::VOLTA:
+    case GpuGeneration::AMPERE:
+        return NextFasterSpeed(SPEED_INTER, bw);
+    case GpuGeneration::HOPPER:
+        return NextFasterSpeed(SM90_SPEED_INTER, bw);
+    case GpuGeneration::BLACKWELL:
+        return NextFasterSpeed(SM100_SPEED_INTER, bw);
+    }
+    NS_ABORT_MSG("unknown GPU generation");
+    return bw;
+}
+
 constexpr NcclAlgorithm ALGORITHMS[] = {NcclAlgorithm::TREE,
                                         NcclAlgorithm::RING,
-                                        NcclAlgorithm::NVLS};
+                                        NcclAlgorithm::NVLS,
+                                        NcclAlgorithm::NVLS_TREE};
 constexpr NcclProtocol PROTOCOLS[] = {NcclProtocol::LL, NcclProtocol::LL128, NcclProtocol::SIMPLE};
 } // namespace
 
@@ -305,8 +357,14 @@ NcclTuner::PerChMaxTreeBw(GpuGeneration generation, uint32_t nNodes)
 double
 NcclTuner::TreeCorrectionFactor(NcclProtocol protocol, uint64_t nBytes)
 {
+    return TreeCorrectionFactor(protocol, nBytes, TREE_CORRECTION_BINS);
+}
+
+double
+NcclTuner::TreeCorrectionFactor(NcclProtocol protocol, uint64_t nBytes, uint32_t bins)
+{
     const int logSize = Log2Floor(nBytes >> 6);
-    if (logSize < 0 || logSize >= static_cast<int>(TREE_CORRECTION_BINS))
+    if (logSize < 0 || logSize >= static_cast<int>(bins))
     {
         return 1.0;
     }
@@ -337,29 +395,129 @@ NcclTuner::NvlsChannels(GpuGeneration generation)
     return NVLS_CHANNELS[GenerationIndex(generation)];
 }
 
+NcclTuner::NvlsTuning
+NcclTuner::GetNvlsTuning() const
+{
+    constexpr uint64_t KiB = 1024;
+    NvlsTuning t;
+    const uint32_t nNodes = m_config.nNodes;
+    const uint32_t ppn = m_config.gpusPerNode;
+    const bool blackwell = m_config.generation == GpuGeneration::BLACKWELL;
+    t.nChannels = blackwell && nNodes > 1 ? NVLS_CHANNELS_SM100_NODES
+                                          : NvlsChannels(m_config.generation);
+    t.chunkBytes = ChannelSplit::NVLS_CHUNK_BYTES;
+    if (blackwell && nNodes > 1)
+    {
+        const double nicBw = NicBw(m_config.nicGbps);
+        if (nNodes == 2 && nicBw >= 48.0)
+        {
+            t.nChannels = 32;
+            t.treeMaxChunkBytes = 128 * KiB;
+            if (ppn <= 4)
+            {
+                t.chunkBytes = t.treeMaxChunkBytes = 256 * KiB;
+            }
+            else if (ppn >= 16 || (ppn <= 8 && nicBw < 96.0))
+            {
+                t.treeMaxChunkBytes = 64 * KiB;
+            }
+        }
+        else if (nicBw >= 96.0)
+        {
+            t.nChannels = ppn <= 8 ? 24 : 32;
+            t.chunkBytes = ppn <= 8 ? 256 * KiB : t.chunkBytes;
+            t.treeMaxChunkBytes = ppn <= 8 ? 256 * KiB : (ppn < 32 ? 128 * KiB : 64 * KiB);
+        }
+        else if (nicBw >= 48.0)
+        {
+            t.nChannels = 24;
+            t.treeMaxChunkBytes = 64 * KiB; // the GPU-NIC path is PIX (<= PATH_PXB)
+        }
+    }
+    if (t.treeMaxChunkBytes == 0)
+    {
+        t.treeMaxChunkBytes =
+            nNodes >= 4 ? ChannelSplit::NVLS_TREE_MAX_CHUNK_BYTES_4_NODES : t.chunkBytes;
+    }
+    return t;
+}
+
+bool
+NcclTuner::NvlsGraphExists() const
+{
+    // NCCL builds an NVLS graph only with NVSwitch and SM >= 90 (search.cc) and needs 2 of its
+    // channels, i.e. 2 heads (tuning.cc).
+    return NvlsEfficiency(m_config.generation) > 0 && m_config.nvlink &&
+           m_config.gpusPerNode >= 2 && NvlsHeads() >= 2;
+}
+
 bool
 NcclTuner::NvlsSupported() const
 {
-    // NCCL builds an NVLS graph only with NVSwitch and SM >= 90 (search.cc), needs 2 of its
-    // channels (tuning.cc) and, without CollNet, runs it inside one node only (enqueue.cc).
-    return NvlsEfficiency(m_config.generation) > 0 && m_config.nvlink &&
-           m_config.gpusPerNode >= 2 && m_config.nNodes == 1;
+    // Without CollNet, NVLS runs inside one node only (tuning.cc disables it across nodes).
+    return NvlsGraphExists() && m_config.nNodes == 1;
+}
+
+bool
+NcclTuner::NvlsTreeSupported() const
+{
+    // tuning.cc disables NVLS-Tree on a single node.
+    return NvlsGraphExists() && m_config.nNodes > 1;
+}
+
+uint32_t
+NcclTuner::NvlsHeads() const
+{
+    // Inside one node every GPU heads a channel (search.cc forces minChannels = maxChannels =
+    // nGPUs). Across nodes the search only pairs each NIC with its local GPU, skipping a GPU
+    // already taken: one head per NIC, each on its own GPU.
+    return m_config.nNodes == 1 ? m_config.gpusPerNode
+                                : std::min(m_config.nicsPerNode, m_config.gpusPerNode);
 }
 
 double
 NcclTuner::NvlsChannelSpeed() const
 {
-    // NVLS's graph gives every GPU a channel (its head); channel h moves bw through each
-    // GPU's NVLinks each way, twice at GPU h (it pulls the reduction and stores the
-    // multicast): (g + 1) bw per GPU must fit its NVLink bandwidth (search.cc
-    // ncclTopoSearchTryNvls). 8 x H100: 370.8 / 9 = 41.2, so 40 GB/s.
+    // Channel h moves bw through every GPU's NVLinks each way, twice at its head (the head
+    // pulls the reduction and stores the multicast): (heads + 1) bw at a head must fit its
+    // NVLink bandwidth (search.cc ncclTopoSearchTryNvls). 8 x H100: 370.8 / 9 = 41.2, so 40.
+    // Inside one node the search walks the intra-node speed table; across nodes the
+    // inter-node one, each channel also taking one NIC at that speed, and it keeps the graph
+    // with the most channels (ncclTopoCompareGraphs), reached at the fastest speed that fits
+    // every head.
     const uint32_t links =
         m_config.nvlinksPerGpu > 0 ? m_config.nvlinksPerGpu : DefaultNvlinks(m_config.generation);
-    const double perGpu = links * NvlinkBwPerLink(m_config.generation);
-    const double bw = perGpu / (m_config.gpusPerNode + 1);
-    return m_config.generation == GpuGeneration::BLACKWELL
-               ? HighestSpeedNotAbove(SM100_SPEED_INTRA, bw)
-               : HighestSpeedNotAbove(SM90_SPEED_INTRA, bw);
+    const double bw = links * NvlinkBwPerLink(m_config.generation) / (NvlsHeads() + 1);
+    const bool blackwell = m_config.generation == GpuGeneration::BLACKWELL;
+    if (m_config.nNodes == 1)
+    {
+        return blackwell ? HighestSpeedNotAbove(SM100_SPEED_INTRA, bw)
+                         : HighestSpeedNotAbove(SM90_SPEED_INTRA, bw);
+    }
+    return InterNodeChannelSpeed(m_config.generation, std::min(bw, NicBw(m_config.nicGbps)));
+}
+
+double
+NcclTuner::NvlsInterSpeed() const
+{
+    // Pass 2 of the search raises bwInter alone, one speed-table step at a time, while it is
+    // below twice bwIntra and the NIC carries it (search.cc ncclTopoCompute).
+    const double intra = NvlsChannelSpeed();
+    if (m_config.nNodes == 1)
+    {
+        return intra;
+    }
+    const double nicBw = NicBw(m_config.nicGbps);
+    double inter = intra;
+    for (;;)
+    {
+        const double next = NextSpeedAbove(m_config.generation, inter);
+        if (inter >= 2 * intra || next <= inter || next > nicBw)
+        {
+            return inter;
+        }
+        inter = next;
+    }
 }
 
 double
@@ -470,6 +628,10 @@ NcclTuner::Supported(CollectiveOp op, NcclAlgorithm algorithm) const
                          op == CollectiveOp::REDUCE_SCATTER;
         return ops && NvlsSupported();
     }
+    if (algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        return op == CollectiveOp::ALL_REDUCE && NvlsTreeSupported();
+    }
     switch (op)
     {
     case CollectiveOp::ALL_REDUCE:
@@ -489,9 +651,11 @@ NcclTuner::Supported(CollectiveOp op, NcclAlgorithm algorithm) const
 bool
 NcclTuner::Enabled(NcclAlgorithm algorithm, NcclProtocol protocol) const
 {
-    if (algorithm == NcclAlgorithm::NVLS)
+    if (algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLS_TREE)
     {
-        return m_config.nvlsEnabled && protocol == NcclProtocol::SIMPLE && m_config.simpleEnabled;
+        const bool algo =
+            algorithm == NcclAlgorithm::NVLS ? m_config.nvlsEnabled : m_config.nvlsTreeEnabled;
+        return algo && protocol == NcclProtocol::SIMPLE && m_config.simpleEnabled;
     }
     const bool algo =
         algorithm == NcclAlgorithm::TREE ? m_config.treeEnabled : m_config.ringEnabled;
@@ -528,13 +692,25 @@ NcclTuner::Bandwidth(CollectiveOp op, NcclAlgorithm algorithm, NcclProtocol prot
         // or reduce-scatter gets (ppn - 1) / ppn of it, and NCCL does not convert their bus
         // bandwidth to algorithm bandwidth (so the ring, at x nRanks / nsteps, always wins
         // them inside a node).
-        const double heads = m_config.gpusPerNode;
+        const double heads = NvlsHeads();
         const double perChannel = NvlsChannelSpeed() * NvlsEfficiency(gen) * (heads - 1) / heads;
         if (op == CollectiveOp::ALL_REDUCE)
         {
             return heads * perChannel * 2 * m_nRanks / RingSteps(op);
         }
         return heads * perChannel * (heads - 1) / heads;
+    }
+    if (algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        // Per channel the least of NVLS's (as above, x 2), the channel's NIC speed (x 2 on two
+        // nodes, where each head sends half its bytes up one tree and receives the other half
+        // down it: both directions of the NIC work), and perChMaxNVLSTreeBw.
+        const double heads = NvlsHeads();
+        const double intra = NvlsChannelSpeed() * NvlsEfficiency(gen) * (heads - 1) / heads * 2;
+        const double inter = NvlsInterSpeed() * (nNodes <= 2 ? 2 : 1);
+        const double perChannel =
+            std::min({intra, inter, PerChannelCap(PER_CH_MAX_NVLS_TREE_BW, gen, nNodes)});
+        return heads * perChannel * m_nRanks / RingSteps(op);
     }
     if (algorithm == NcclAlgorithm::RING)
     {
@@ -588,6 +764,10 @@ NcclTuner::Latency(CollectiveOp op, NcclAlgorithm algorithm, NcclProtocol protoc
     if (algorithm == NcclAlgorithm::NVLS)
     {
         return intraLat; // replaces the (zero) base latency; one node only
+    }
+    if (algorithm == NcclAlgorithm::NVLS_TREE)
+    {
+        return latency + intraLat + 2 * Log2Floor(nNodes) * interLat;
     }
     if (algorithm == NcclAlgorithm::TREE)
     {
@@ -643,6 +823,11 @@ NcclTuner::Predict(CollectiveOp op,
     if (algorithm == NcclAlgorithm::TREE && op == CollectiveOp::ALL_REDUCE)
     {
         bw *= TreeCorrectionFactor(protocol, nBytes);
+    }
+    if (algorithm == NcclAlgorithm::NVLS_TREE && m_config.generation == GpuGeneration::BLACKWELL)
+    {
+        // NCCL also needs an x86 host here; this model's hosts are x86.
+        bw *= TreeCorrectionFactor(protocol, nBytes, NVLS_TREE_CORRECTION_BINS);
     }
     if (algorithm == NcclAlgorithm::RING && protocol == NcclProtocol::SIMPLE &&
         m_config.nNodes > 1 && op == CollectiveOp::ALL_REDUCE &&

@@ -60,9 +60,12 @@ enum class CpuVendor : uint8_t
  * channels of the NVLS graph's speed (the intra speed table's entry that fits (nGPUs + 1)
  * channels into a GPU's NVLinks), x nvlsEfficiency x (nCh - 1) / nCh, x 2 for all-reduce (then
  * x nRanks / nsteps as the ring), x (ppn - 1) / ppn for the others (not converted: the ring
- * always wins them inside a node), and latency hwLatencies[NVLINK][NVLS] = 25 us. Not
- * modelled: NVLS-Tree (NVLS across nodes), CollNet and PAT (PAT only runs at one GPU per
- * node), tuner plugins,
+ * always wins them inside a node), and latency hwLatencies[NVLINK][NVLS] = 25 us; NVLS-Tree
+ * (NVLS in every node, a double binary tree of the nodes' heads across them) for all-reduce
+ * on two or more such nodes: one channel per head (a NIC's local GPU), per channel the least
+ * of NVLS's x 2, the NIC's speed (x 2 on two nodes) and perChMaxNVLSTreeBw, x nRanks /
+ * nsteps; latency 25 + 2 log2(nNodes) x (20.9 + the net's latency, twice for Simple). Not
+ * modelled: CollNet and PAT (PAT only runs at one GPU per node), tuner plugins,
  * batching several collectives into one kernel (latCount is 1), and NCCL's channel
  * reduction for small messages (that changes what runs, not the predicted time).
  *
@@ -131,6 +134,16 @@ class NcclTuner
         bool simpleEnabled{true};
         /// NVLS may be picked where it runs (NCCL_NVLS_ENABLE; NCCL_ALGO with NVLS).
         bool nvlsEnabled{true};
+        /// NVLS-Tree may be picked where it runs (NCCL_NVLS_ENABLE; NCCL_ALGO with NVLSTree).
+        bool nvlsTreeEnabled{true};
+    };
+
+    /// ncclNvlsTuning's choices (src/transport/nvls.cc).
+    struct NvlsTuning
+    {
+        uint32_t nChannels{0};         //!< comm->nvlsChannels
+        uint64_t chunkBytes{0};        //!< comm->nvlsChunkSize
+        uint64_t treeMaxChunkBytes{0}; //!< comm->nvlsTreeMaxChunkSize
     };
 
     /// One (algorithm, protocol) as ncclTopoGetAlgoTime sees it for a size.
@@ -203,6 +216,8 @@ class NcclTuner
     static double PerChMaxTreeBw(GpuGeneration generation, uint32_t nNodes);
     /// treeCorrectionFactor[protocol][log2(nBytes / 64)], 1 outside 64 B .. 512 MiB.
     static double TreeCorrectionFactor(NcclProtocol protocol, uint64_t nBytes);
+    /// The same with the first bins entries applied (NVLS-Tree: 24, to 1 GiB).
+    static double TreeCorrectionFactor(NcclProtocol protocol, uint64_t nBytes, uint32_t bins);
     /// Bandwidth of one NVLink in GB/s (src/graph/topo.h ncclTopoNVLinkBw).
     static double NvlinkBwPerLink(GpuGeneration generation);
     /// NVLinks of an SXM GPU of the generation.
@@ -212,10 +227,24 @@ class NcclTuner
     static double NvlsEfficiency(GpuGeneration generation);
     /// NVLS channels of a kernel inside one node (nvlsChannels): 16 Hopper, 24 Blackwell.
     static uint32_t NvlsChannels(GpuGeneration generation);
-    /// Whether NCCL would build NVLS for this communicator (whatever nvlsEnabled says).
+    /// ncclNvlsTuning for this communicator: Hopper 16 channels, 128 KiB chunks, NVLS-Tree's
+    /// at most 64 KiB from 4 nodes on; Blackwell across nodes by its NIC speed and GPUs per
+    /// node (ncclNvlsTreeSm100Tuning; the GPU-NIC path taken as PIX).
+    NvlsTuning GetNvlsTuning() const;
+    /// Whether NCCL's search finds an NVLS graph (NVSwitch, Hopper or later, 2 heads).
+    bool NvlsGraphExists() const;
+    /// Whether NCCL would run NVLS for this communicator (whatever nvlsEnabled says).
     bool NvlsSupported() const;
-    /// The NVLS graph's per-channel bandwidth in GB/s.
+    /// Whether NCCL would run NVLS-Tree for it (whatever nvlsTreeEnabled says).
+    bool NvlsTreeSupported() const;
+    /// The NVLS graph's channels, one per head GPU: every GPU inside one node; across nodes
+    /// one per NIC, on distinct GPUs.
+    uint32_t NvlsHeads() const;
+    /// The NVLS graph's per-channel bandwidth (bwIntra) in GB/s.
     double NvlsChannelSpeed() const;
+    /// The NVLS graph's per-channel NIC speed (bwInter) in GB/s: across nodes bwIntra raised
+    /// by the search's second pass, up to twice it and to the NIC's bandwidth.
+    double NvlsInterSpeed() const;
     /// A NIC's bandwidth as NCCL's topology holds it: Gb/s x 1000 / 8000 (src/graph/topo.cc).
     static double NicBw(double nicGbps);
     /// The channel speed NCCL's search can give one NIC: the largest entry of the

@@ -293,3 +293,57 @@ TEST(CollectiveScheduleBuilder, NvlsAllReduceOnTaggedBytes)
         }
     }
 }
+
+TEST(CollectiveScheduleBuilder, NvlsTreeAllReduceOnTaggedBytes)
+{
+    // Across nodes every node's heads reduce their chunks through the switch, the heads of
+    // one index run a tree over the nodes (tree c mod 2 on channel c), and each stores the
+    // total back to its node. Every byte ends as the sum of every rank's, on every rank, with
+    // all heads or only the NICs' GPUs (4 NICs on 8 GPUs: GPUs 0, 2, 4, 6).
+    using Kind = NvlsSchedule::Kind;
+    const std::vector<std::vector<uint32_t>> headSets{{}, {0, 2, 4, 6}};
+    for (uint32_t nodes : {2U, 3U, 7U})
+    {
+        for (const std::vector<uint32_t>& heads : headSets)
+        {
+            for (uint64_t bytes : {4ULL, 100000ULL, (1ULL << 20) + 12})
+            {
+                Config c;
+                c.op = CollectiveOp::ALL_REDUCE;
+                c.algorithm = NcclAlgorithm::NVLS_TREE;
+                c.nNodes = nodes;
+                c.gpusPerNode = 8;
+                c.headGpus = heads;
+                c.bytes = bytes;
+                c.elementSize = 4;
+                c.nChannels = 4;
+                const CollectiveSchedule s = CollectiveScheduleBuilder::Build(c);
+                ASSERT_EQ(Check(s), "") << Name(c);
+                std::set<uint32_t> headsSeen;
+                std::set<uint32_t> trees;
+                for (const CollectiveSchedule::Transfer& t : s.GetTransfers())
+                {
+                    const bool crossing = t.src / 8 != t.dst / 8;
+                    const Kind kind = NvlsSchedule::KindOf(t.channel);
+                    ASSERT_EQ(crossing, kind == Kind::TREE) << Name(c);
+                    if (kind == Kind::TREE)
+                    {
+                        // Only a head talks to the head of the same index in another node.
+                        EXPECT_EQ(t.src % 8, t.dst % 8);
+                        headsSeen.insert(t.src % 8);
+                        trees.insert(NvlsSchedule::ChannelOf(t.channel) % 2);
+                    }
+                }
+                if (bytes > (1 << 20))
+                {
+                    EXPECT_EQ(headsSeen.size(), heads.empty() ? 8U : heads.size()) << Name(c);
+                    EXPECT_EQ(trees.size(), 2U) << "both trees carry channels";
+                    if (!heads.empty())
+                    {
+                        EXPECT_EQ(headsSeen, std::set<uint32_t>(heads.begin(), heads.end()));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -223,6 +223,106 @@ TEST(NcclTuner, H100NodeAllReducePredictionTable)
     EXPECT_NEAR(tuner.Predict(AR, 8, TREE, LL).timeUs, 6.8 + 14 * 0.6, 0.01);
 }
 
+TEST(NcclTuner, NvlsTreeAcrossHopperNodes)
+{
+    constexpr NcclAlgorithm NVLS_TREE = NcclAlgorithm::NVLS_TREE;
+    // 2 x 8 H100, a 400 Gb/s NIC per GPU: 8 heads; the search fits 9 channels of the
+    // inter-node table's 40 GB/s into 370.8 GB/s of NVLink (bwIntra), then raises bwInter to
+    // 48 (the NIC's 50 carries it). Per channel min(40 x 0.85 x 7/8 x 2, 48 x 2, 57.7) = 57.7:
+    // busbw 461.6 GB/s (nccl-tests#309 measures 469 on 2 x 8 H100 NDR), algbw x 16/30;
+    // latency 25 + 2 x log2(2) x 20.9.
+    const NcclTuner two(H100Cluster(2));
+    EXPECT_TRUE(two.NvlsTreeSupported());
+    EXPECT_FALSE(two.NvlsSupported()) << "NVLS across nodes needs CollNet";
+    EXPECT_EQ(two.NvlsHeads(), 8U);
+    EXPECT_DOUBLE_EQ(two.NvlsChannelSpeed(), 40.0);
+    EXPECT_DOUBLE_EQ(two.NvlsInterSpeed(), 48.0);
+    EXPECT_NEAR(two.Bandwidth(AR, NVLS_TREE, SIMPLE), 8 * 57.7 * 16 / 30, 1e-9);
+    EXPECT_NEAR(two.Latency(AR, NVLS_TREE, SIMPLE), 25 + 2 * 20.9, 1e-9);
+    EXPECT_FALSE(two.Predict(AR, GiB, NVLS_TREE, LL128).available) << "Simple only";
+    EXPECT_FALSE(two.Predict(CollectiveOp::ALL_GATHER, GiB, NVLS_TREE, SIMPLE).available);
+    EXPECT_EQ(two.Pick(AR, GiB).algorithm, NVLS_TREE);
+    EXPECT_NE(two.Pick(AR, 8).algorithm, NVLS_TREE) << "its 67 us lose to LL at 8 bytes";
+    // 4 nodes: one NIC speed per channel (each head sends up and receives down the same
+    // tree) and the 4-node cap: min(59.5, 48, 45.5); latency 25 + 2 x 2 x 20.9.
+    const NcclTuner four(H100Cluster(4));
+    EXPECT_NEAR(four.Bandwidth(AR, NVLS_TREE, SIMPLE), 8 * 45.5 * 32 / 62, 1e-9);
+    EXPECT_NEAR(four.Latency(AR, NVLS_TREE, SIMPLE), 25 + 4 * 20.9, 1e-9);
+    // 4 NICs a node: 4 heads on the NICs' GPUs, 370.8 / 5 fits any speed the NIC carries
+    // (48); per channel min(48 x 0.85 x 3/4 x 2, 96, 57.7).
+    NcclTuner::Config fourNics = H100Cluster(2);
+    fourNics.nicsPerNode = 4;
+    const NcclTuner halfRail(fourNics);
+    EXPECT_EQ(halfRail.NvlsHeads(), 4U);
+    EXPECT_DOUBLE_EQ(halfRail.NvlsChannelSpeed(), 48.0);
+    EXPECT_NEAR(halfRail.Bandwidth(AR, NVLS_TREE, SIMPLE), 4 * 57.7 * 16 / 30, 1e-9);
+    // 200 Gb/s NICs (25 GB/s) hold both speeds at 24: min(24 x 0.85 x 7/8 x 2, 48, 57.7).
+    NcclTuner::Config slow = H100Cluster(2);
+    slow.nicGbps = 200;
+    const NcclTuner slowNics(slow);
+    EXPECT_DOUBLE_EQ(slowNics.NvlsChannelSpeed(), 24.0);
+    EXPECT_DOUBLE_EQ(slowNics.NvlsInterSpeed(), 24.0);
+    EXPECT_NEAR(slowNics.Bandwidth(AR, NVLS_TREE, SIMPLE), 8 * 35.7 * 16 / 30, 1e-9);
+    // Where NCCL does not run it: one node, A100, one head a node, NCCL_NVLS_ENABLE=0.
+    EXPECT_FALSE(NcclTuner(H100Node()).NvlsTreeSupported());
+    NcclTuner::Config a100 = H100Cluster(2);
+    a100.generation = GpuGeneration::AMPERE;
+    EXPECT_FALSE(NcclTuner(a100).NvlsTreeSupported());
+    NcclTuner::Config oneNic = H100Cluster(2);
+    oneNic.nicsPerNode = 1;
+    EXPECT_FALSE(NcclTuner(oneNic).NvlsTreeSupported());
+    NcclTuner::Config off = H100Cluster(2);
+    off.nvlsTreeEnabled = false;
+    EXPECT_FALSE(NcclTuner(off).Predict(AR, GiB, NVLS_TREE, SIMPLE).available);
+    EXPECT_NE(NcclTuner(off).Pick(AR, GiB).algorithm, NVLS_TREE);
+}
+
+TEST(NcclTuner, NvlsTreeOnBlackwellAndNcclsNvlsTuning)
+{
+    constexpr NcclAlgorithm NVLS_TREE = NcclAlgorithm::NVLS_TREE;
+    // Hopper (ncclNvlsTuning): 16 channels, 128 KiB chunks, NVLS-Tree's at most 64 KiB from
+    // 4 nodes on.
+    const NcclTuner::NvlsTuning h2 = NcclTuner(H100Cluster(2)).GetNvlsTuning();
+    EXPECT_EQ(h2.nChannels, 16U);
+    EXPECT_EQ(h2.chunkBytes, 128 * KiB);
+    EXPECT_EQ(h2.treeMaxChunkBytes, 128 * KiB);
+    EXPECT_EQ(NcclTuner(H100Cluster(4)).GetNvlsTuning().treeMaxChunkBytes, 64 * KiB);
+    // Blackwell across nodes (ncclNvlsTreeSm100Tuning): 2 nodes of 400G NICs 32 channels and
+    // 64 KiB; more nodes at 800G 24 channels of 256 KiB; at 400G 24 channels, 64 KiB.
+    NcclTuner::Config b = H100Cluster(2);
+    b.generation = GpuGeneration::BLACKWELL;
+    const NcclTuner::NvlsTuning b2 = NcclTuner(b).GetNvlsTuning();
+    EXPECT_EQ(b2.nChannels, 32U);
+    EXPECT_EQ(b2.treeMaxChunkBytes, 64 * KiB);
+    b.nNodes = 4;
+    b.nicGbps = 800;
+    const NcclTuner::NvlsTuning b4 = NcclTuner(b).GetNvlsTuning();
+    EXPECT_EQ(b4.nChannels, 24U);
+    EXPECT_EQ(b4.chunkBytes, 256 * KiB);
+    EXPECT_EQ(b4.treeMaxChunkBytes, 256 * KiB);
+    b.nicGbps = 400;
+    EXPECT_EQ(NcclTuner(b).GetNvlsTuning().nChannels, 24U);
+    EXPECT_EQ(NcclTuner(b).GetNvlsTuning().treeMaxChunkBytes, 64 * KiB);
+    // 2 x 8 B200 with 800G NICs: 721.8 / 9 = 80.2, so bwIntra 80; bwInter 80 -> 86 -> 96;
+    // per channel min(80 x 0.74 x 7/8 x 2, 192, 96) = 96; busbw 768. The tree correction
+    // factor applies on Blackwell up to its 1 GiB bin (x 0.9 for Simple at 512 MiB).
+    b.nNodes = 2;
+    b.nicGbps = 800;
+    const NcclTuner blackwell(b);
+    EXPECT_DOUBLE_EQ(blackwell.NvlsChannelSpeed(), 80.0);
+    EXPECT_DOUBLE_EQ(blackwell.NvlsInterSpeed(), 96.0);
+    const double algbw = 8 * 96.0 * 16 / 30;
+    EXPECT_NEAR(blackwell.Bandwidth(AR, NVLS_TREE, SIMPLE), algbw, 1e-9);
+    EXPECT_NEAR(blackwell.Predict(AR, 512 * MiB, NVLS_TREE, SIMPLE).bandwidthGBps,
+                algbw * NcclTuner::TreeCorrectionFactor(SIMPLE, 512 * MiB, 24),
+                1e-9);
+    EXPECT_DOUBLE_EQ(NcclTuner::TreeCorrectionFactor(SIMPLE, 512 * MiB, 24), 0.9);
+    EXPECT_NEAR(NcclTuner(H100Cluster(2)).Predict(AR, 512 * MiB, NVLS_TREE, SIMPLE).bandwidthGBps,
+                8 * 57.7 * 16 / 30,
+                1e-9)
+        << "no correction on Hopper";
+}
+
 TEST(NcclTuner, NvlsInsideAHopperNode)
 {
     // NVLS's graph on 8 x H100: 8 channels (one per head) of 40 GB/s, the speed table's
@@ -420,7 +520,10 @@ TEST(NcclTuner, TreeRingCrossover)
     EXPECT_EQ(NcclTuner(H100Node()).TreeRingCrossover(16 * GiB), 1u);
     // 32 nodes: the crossover is the first size from which the best ring beats the best tree
     // at every size up to the maximum; check it against its neighbours directly.
-    const NcclTuner tuner(H100Cluster(32));
+    // NVLS-Tree off (NCCL_ALGO=^NVLSTree): with it NCCL picks NVLS-Tree at large sizes.
+    NcclTuner::Config cluster = H100Cluster(32);
+    cluster.nvlsTreeEnabled = false;
+    const NcclTuner tuner(cluster);
     const uint64_t x = tuner.TreeRingCrossover(64 * GiB);
     ASSERT_GT(x, 1u);
     ASSERT_LE(x, 64 * GiB);
