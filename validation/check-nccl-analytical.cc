@@ -102,8 +102,9 @@ Node(GpuGeneration generation)
     c.gpusPerNode = 8;
     c.nChannels = 16;
     // Without NVLS (NCCL_NVLS_ENABLE=0): the derived table and the ring figures are NCCL's
-    // model without it; NVLS has its own row in (b).
+    // model without it; NVLS has its own row in (b), NVLS-Tree its own in (c).
     c.nvlsEnabled = false;
+    c.nvlsTreeEnabled = false;
     return c;
 }
 
@@ -289,6 +290,31 @@ AcrossNodes()
                       nodes * 8);
         Row(what, perNic, Range(46, 48), perNic >= 46 && perNic <= 48);
     }
+    // NVLS-Tree (issue 31): NCCL's pick for large all-reduces on 2 H100 nodes; on 4 the ring's
+    // 384 GB/s beats its 364 at 16 GiB.
+    std::string picks;
+    for (const auto& [nodes, measured] :
+         {std::pair<uint32_t, double>{2, 469.21}, std::pair<uint32_t, double>{4, 365.84}})
+    {
+        NcclTuner::Config c = H100Cluster(nodes);
+        c.nvlsTreeEnabled = true;
+        const NcclTuner tuner(c);
+        const auto r = AnalyticalCollective::Tuned(tuner,
+                                                   AR,
+                                                   16 * GiB,
+                                                   NcclAlgorithm::NVLS_TREE,
+                                                   NcclProtocol::SIMPLE);
+        char what[64];
+        std::snprintf(what, sizeof(what), "%u nodes, 16 GiB NVLSTree/Simple busbw", nodes);
+        Row(what,
+            r.busBwGBps,
+            Range(measured * 0.95, measured * 1.05),
+            std::abs(r.busBwGBps / measured - 1) <= 0.05);
+        picks += " " + std::to_string(nodes) + " nodes " + Pair(tuner.Pick(AR, 16 * GiB)) + ";";
+    }
+    std::printf("  (measured: 2 and 4 x 8 H100, 8 x 400G NDR each, NCCL 2.26.2, nccl-tests#309; "
+                "validation/nccl-curves/h100-*x8-ib-all-reduce.csv); NCCL's pick at 16 GiB:%s\n",
+                picks.c_str());
     const NcclTuner four(H100Cluster(4));
     std::printf("  graph bandwidth %.1f GB/s per rank = %.1f per NIC; NCCL's pick at 8 GiB on 4 "
                 "nodes: %s\n",

@@ -226,9 +226,9 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // the NVLink hops cost what the switch takes. NVLS-Tree adds hwLatencies[NET]
         // [NVLSTree] per tree level up and down, as the ring and the tree pay theirs: on every
         // network hop.
-        c.startLatency = Time::FromDouble(
-            NcclTuner::HwLatencyUs(NcclTuner::Link::NVLINK, algorithm, protocol),
-            Time::US);
+        c.startLatency =
+            Time::FromDouble(NcclTuner::HwLatencyUs(NcclTuner::Link::NVLINK, algorithm, protocol),
+                             Time::US);
         c.hopLatency[static_cast<size_t>(NcclTuner::Link::NET)] =
             Time::FromDouble(NcclTuner::HwLatencyUs(NcclTuner::Link::NET, algorithm, protocol),
                              Time::US);

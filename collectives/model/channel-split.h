@@ -37,10 +37,10 @@ namespace ns3
  * line), LL128 15/16 (120 data bytes per 128-byte line); tree LL128 halves the chunk for
  * small parts; NVLS takes at most NVLS_CHUNK_BYTES, down to 64, 32 and 16 KiB when the part
  * holds fewer than 64, 8 and 2 chunks per head; NVLS-Tree at most NVLS_CHUNK_BYTES (64 KiB
- * from 4 nodes on), down to 128, 64 and 32 KiB below 16, 4 and 1 chunks per head; the chunk is then rounded down to the protocol's
- * grain (Simple 512, LL 16, LL128 1920 bytes; src/include/device.h ncclProtoGrainSize). slice =
- * chunk / chunkSteps x sliceSteps (SLICESTEPS 2 for the Simple ring's all-reduce, all-gather,
- * reduce-scatter).
+ * from 4 nodes on), down to 128, 64 and 32 KiB below 16, 4 and 1 chunks per head; the chunk is then
+ * rounded down to the protocol's grain (Simple 512, LL 16, LL128 1920 bytes; src/include/device.h
+ * ncclProtoGrainSize). slice = chunk / chunkSteps x sliceSteps (SLICESTEPS 2 for the Simple ring's
+ * all-reduce, all-gather, reduce-scatter).
  */
 class ChannelSplit
 {

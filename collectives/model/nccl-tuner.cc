@@ -403,8 +403,8 @@ NcclTuner::GetNvlsTuning() const
     const uint32_t nNodes = m_config.nNodes;
     const uint32_t ppn = m_config.gpusPerNode;
     const bool blackwell = m_config.generation == GpuGeneration::BLACKWELL;
-    t.nChannels = blackwell && nNodes > 1 ? NVLS_CHANNELS_SM100_NODES
-                                          : NvlsChannels(m_config.generation);
+    t.nChannels =
+        blackwell && nNodes > 1 ? NVLS_CHANNELS_SM100_NODES : NvlsChannels(m_config.generation);
     t.chunkBytes = ChannelSplit::NVLS_CHUNK_BYTES;
     if (blackwell && nNodes > 1)
     {

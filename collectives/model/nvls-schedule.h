@@ -99,6 +99,7 @@ class NvlsSchedule
         std::vector<uint32_t> depth;
         uint32_t rootHeight{0};
     };
+
     static NodeTree BuildNodeTree(uint32_t nNodes, uint32_t tree);
 
     /// Append head h's transfers of one chunk of a channel.
