@@ -116,6 +116,20 @@ GpuLayout::GetNicGpu(uint32_t nic) const
     throw std::out_of_range("no GPU uses NIC " + std::to_string(nic));
 }
 
+std::vector<uint32_t>
+GpuLayout::GetRailGpus() const
+{
+    std::vector<uint32_t> gpus;
+    for (uint32_t g = 0; g < m_gpus; ++g)
+    {
+        if (g == 0 || GetNic(g) != GetNic(g - 1))
+        {
+            gpus.push_back(g);
+        }
+    }
+    return gpus;
+}
+
 uint32_t
 GpuLayout::GetNicHost(uint32_t node, uint32_t nic) const
 {

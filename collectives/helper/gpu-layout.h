@@ -50,8 +50,12 @@ class GpuLayout
     uint32_t GetLocal(uint32_t rank) const;
     /// The NIC a local GPU uses.
     uint32_t GetNic(uint32_t localGpu) const;
-    /// The first local GPU that uses a NIC (the one next to it; PXN's proxy).
+    /// The first local GPU that uses a NIC (the one next to it; PXN's proxy); throws
+    /// std::out_of_range for a NIC no GPU uses (more NICs than GPUs).
     uint32_t GetNicGpu(uint32_t nic) const;
+    /// Each used NIC's first GPU, in NIC order: one per NIC, or every GPU when the GPUs have
+    /// more NICs than one each.
+    std::vector<uint32_t> GetRailGpus() const;
     /// The fabric host of a node's NIC.
     uint32_t GetNicHost(uint32_t node, uint32_t nic) const;
     /// The fabric host of a rank's NIC.

@@ -189,12 +189,10 @@ NcclCommunicator::ScheduleConfig(const Request& request,
         c.headGpus = NvlsHeadGpus();
     }
     c.root = request.root;
-    // Channel c's chain starts at the GPU of NIC c mod nicsPerNode.
+    // Channel c's chain starts at the GPU of NIC c mod nicsPerNode (of the used NICs).
     const uint32_t gpus = m_layout.GetGpusPerNode();
-    const uint32_t rails = std::min(m_layout.GetNicsPerNode(), gpus);
-    for (uint32_t nic = 0; nic < rails; ++nic)
+    for (uint32_t head : m_layout.GetRailGpus())
     {
-        const uint32_t head = m_layout.GetNicGpu(nic);
         std::vector<uint32_t> chain(gpus);
         for (uint32_t k = 0; k < gpus; ++k)
         {
@@ -428,16 +426,7 @@ NcclCommunicator::NvlsHeadGpus() const
         return {}; // every GPU
     }
     // connectNvls's heads: each NIC's local GPU, in NIC order, each GPU once.
-    std::vector<uint32_t> heads;
-    const uint32_t nics = std::min(m_layout.GetNicsPerNode(), m_layout.GetGpusPerNode());
-    for (uint32_t g = 0; g < m_layout.GetGpusPerNode() && heads.size() < nics; ++g)
-    {
-        if (g == m_layout.GetNicGpu(m_layout.GetNic(g)))
-        {
-            heads.push_back(g);
-        }
-    }
-    return heads;
+    return m_layout.GetRailGpus();
 }
 
 bool

@@ -148,6 +148,16 @@ NcclTestsOptions::Check()
                          "at least 2 GPUs in all");
     }
     m_nics = m_nics == 0 ? m_gpus : m_nics;
+    if (m_nics > m_gpus)
+    {
+        // It crashed before (a NIC without a GPU had no channel chain to start).
+        throw InputError("--nics=" + std::to_string(m_nics) +
+                             " with --gpus=" + std::to_string(m_gpus) +
+                             ": more NICs than GPUs; each GPU sends through one NIC here "
+                             "(NCCL spreads a GPU's channels over its NICs), so the others would "
+                             "sit idle while NCCL's tuner counts them",
+                         "--nics at most --gpus");
+    }
     if (m_nics < m_gpus && m_gpus % m_nics != 0)
     {
         throw InputError("--gpus=" + std::to_string(m_gpus) +

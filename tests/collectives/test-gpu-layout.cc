@@ -50,3 +50,16 @@ TEST(GpuLayoutSubset, GroupsThatDoNotComeNodeByNodeAreRefused)
     EXPECT_THROW(cluster.Subset({0, 1, 2}), std::invalid_argument); // 2 GPUs, then 1
     EXPECT_THROW(cluster.Subset({}), std::invalid_argument);
 }
+
+TEST(GpuLayout, RailGpusAreEachUsedNicsFirstGpu)
+{
+    // 8 GPUs on 4 NICs: GPUs 0, 2, 4, 6 sit next to NICs 0-3. 2 GPUs on 4 NICs: GPU 0 uses NIC
+    // 0 and GPU 1 NIC 2, and NICs 1 and 3 serve no GPU (asking for their GPU throws).
+    const std::vector<uint32_t> hosts8(4, 0);
+    EXPECT_EQ(GpuLayout(1, 8, 4, hosts8).GetRailGpus(), (std::vector<uint32_t>{0, 2, 4, 6}));
+    EXPECT_EQ(GpuLayout(1, 8, 8, std::vector<uint32_t>(8, 0)).GetRailGpus().size(), 8u);
+    const GpuLayout twoGpus(1, 2, 4, std::vector<uint32_t>(4, 0));
+    EXPECT_EQ(twoGpus.GetRailGpus(), (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(twoGpus.GetNic(1), 2u);
+    EXPECT_THROW(twoGpus.GetNicGpu(1), std::out_of_range);
+}
