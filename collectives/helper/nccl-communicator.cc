@@ -179,7 +179,7 @@ NcclCommunicator::ScheduleConfig(const Request& request,
     c.bytes = request.bytes;
     c.elementSize = request.elementSize;
     c.nChannels = m_nChannels;
-    if (IsNvls(algorithm))
+    if (IsNvlsAlgorithm(algorithm))
     {
         const NcclTuner::NvlsTuning nvls = m_tuner->GetNvlsTuning();
         c.nChannels = nvls.nChannels;
@@ -217,7 +217,7 @@ NcclCommunicator::OpConfig(CollectiveOp op,
     // FromDouble: MicroSeconds() takes an integer and truncated 6.6 us to 6 and every NVLink
     // hop's 0.6 us to nothing (small collectives inside a node came out 2.5x too fast).
     c.startLatency = Time::FromDouble(NcclTuner::BaseLatencyUs(algorithm, protocol), Time::US);
-    if (IsNvls(algorithm))
+    if (IsNvlsAlgorithm(algorithm))
     {
         // NCCL's NVLS latency inside a node is one figure for the whole collective
         // (hwLatencies[NVLINK][NVLS], 25 us, not per step): paid once, before the first send;
@@ -275,8 +275,8 @@ NcclCommunicator::Start(const Request& request, DoneCallback done)
     m_result.request = request;
     m_result.algorithm = algorithm;
     m_result.protocol = protocol;
-    m_result.nChannels = IsNvls(algorithm) ? NvlsSchedule::CountChannels(schedule)
-                                           : std::max(1U, schedule.GetNChannels());
+    m_result.nChannels = IsNvlsAlgorithm(algorithm) ? NvlsSchedule::CountChannels(schedule)
+                                                    : std::max(1U, schedule.GetNChannels());
     m_result.opIndex = m_nextOp++;
     m_result.start = Simulator::Now();
     m_done = done;
@@ -427,12 +427,6 @@ NcclCommunicator::NvlsHeadGpus() const
     }
     // connectNvls's heads: each NIC's local GPU, in NIC order, each GPU once.
     return m_layout.GetRailGpus();
-}
-
-bool
-NcclCommunicator::IsNvls(NcclAlgorithm algorithm)
-{
-    return algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLS_TREE;
 }
 
 void

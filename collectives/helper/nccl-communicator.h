@@ -171,7 +171,6 @@ class NcclCommunicator
     void ConnectNvls(uint32_t channel, uint32_t head);
     /// NVLS's head GPUs (local indices): empty inside one node (every GPU), else one per NIC.
     std::vector<uint32_t> NvlsHeadGpus() const;
-    static bool IsNvls(NcclAlgorithm algorithm);
     Ptr<TcpHostStack> HostStack(uint32_t rank);
     void RankDone(uint32_t rank, uint32_t opIndex);
     /// A rank finished at `when` (in a split run: the notice of it, in every process).

@@ -22,7 +22,7 @@ CollectiveScheduleBuilder::Split(const Config& config)
 {
     ChannelSplit::Config c = config;
     c.nRanks = config.nNodes * config.gpusPerNode;
-    if (config.algorithm == NcclAlgorithm::NVLS || config.algorithm == NcclAlgorithm::NVLS_TREE)
+    if (IsNvlsAlgorithm(config.algorithm))
     {
         c.nvlsHeads = static_cast<uint32_t>(NvlsHeads(config).size());
     }
@@ -111,7 +111,7 @@ CollectiveScheduleBuilder::Build(const Config& config)
     }
     const ChannelSplit split = Split(config);
     const uint32_t maxChannels = split.GetConfig().maxChannels;
-    if (config.algorithm == NcclAlgorithm::NVLS || config.algorithm == NcclAlgorithm::NVLS_TREE)
+    if (IsNvlsAlgorithm(config.algorithm))
     {
         const NvlsSchedule nvls(config.nNodes, config.gpusPerNode, NvlsHeads(config));
         for (const ChannelSplit::Part& part : split.GetParts())

@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace ns3
@@ -166,6 +167,40 @@ DoubleBinaryTree::GetRankTree(uint32_t nNodes,
         }
     }
     return ranks;
+}
+
+DoubleBinaryTree::Levels
+DoubleBinaryTree::GetLevels(const std::vector<int32_t>& parents)
+{
+    const uint32_t n = static_cast<uint32_t>(parents.size());
+    Levels l;
+    l.depth.assign(n, 0);
+    l.height.assign(n, 0);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        for (int32_t x = parents[r]; x >= 0; x = parents[x])
+        {
+            NS_ABORT_MSG_IF(static_cast<uint32_t>(x) >= n, "member " << r << ": parent " << x);
+            NS_ABORT_MSG_IF(++l.depth[r] > n, "the tree has a cycle through member " << r);
+        }
+    }
+    // Deepest members first: a member's height is final before its parent's is raised from it.
+    std::vector<uint32_t> byDepth(n);
+    for (uint32_t r = 0; r < n; ++r)
+    {
+        byDepth[r] = r;
+    }
+    std::stable_sort(byDepth.begin(), byDepth.end(), [&l](uint32_t a, uint32_t b) {
+        return l.depth[a] > l.depth[b];
+    });
+    for (uint32_t r : byDepth)
+    {
+        if (parents[r] >= 0)
+        {
+            l.height[parents[r]] = std::max(l.height[parents[r]], l.height[r] + 1);
+        }
+    }
+    return l;
 }
 
 std::vector<uint32_t>

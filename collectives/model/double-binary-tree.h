@@ -93,6 +93,16 @@ class DoubleBinaryTree
 
     /// Children of a rank in a rank tree.
     static std::vector<uint32_t> Children(const RankLinks& links);
+
+    /// Every member's level in a tree given by its parents (-1: the root).
+    struct Levels
+    {
+        std::vector<uint32_t> depth;  //!< hops to the root
+        std::vector<uint32_t> height; //!< 0 for leaves, else 1 + the highest child's
+    };
+
+    /// The levels of a tree; aborts on a parent out of range or a cycle.
+    static Levels GetLevels(const std::vector<int32_t>& parents);
 };
 
 } // namespace ns3

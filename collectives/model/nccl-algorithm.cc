@@ -29,6 +29,12 @@ NcclAlgorithmName(NcclAlgorithm algorithm)
     return "";
 }
 
+bool
+IsNvlsAlgorithm(NcclAlgorithm algorithm)
+{
+    return algorithm == NcclAlgorithm::NVLS || algorithm == NcclAlgorithm::NVLS_TREE;
+}
+
 std::string
 NcclProtocolName(NcclProtocol protocol)
 {

@@ -39,6 +39,8 @@ enum class NcclProtocol : uint8_t
 /// NCCL's names (NCCL_ALGO / NCCL_PROTO values): "Tree", "Ring", "NVLS", "NVLSTree"; "LL",
 /// "LL128", "Simple".
 std::string NcclAlgorithmName(NcclAlgorithm algorithm);
+/// NVLS or NVLS-Tree: the algorithms that run on NVLink SHARP's heads (NvlsSchedule).
+bool IsNvlsAlgorithm(NcclAlgorithm algorithm);
 std::string NcclProtocolName(NcclProtocol protocol);
 
 } // namespace ns3

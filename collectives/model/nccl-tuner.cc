@@ -272,22 +272,31 @@ NextFasterSpeed(const std::array<double, N>& speeds, double bw)
     return next;
 }
 
-/// The inter-node speed table's next entry above bw, for the generation.
+/// f applied to the generation's inter-node speed table.
+template <typename F>
 double
-NextSpeedAbove(GpuGeneration generation, double bw)
+WithInterSpeeds(GpuGeneration generation, F f)
 {
     switch (generation)
     {
     case GpuGeneration::VOLTA:
     case GpuGeneration::AMPERE:
-        return NextFasterSpeed(SPEED_INTER, bw);
+        return f(SPEED_INTER);
     case GpuGeneration::HOPPER:
-        return NextFasterSpeed(SM90_SPEED_INTER, bw);
+        return f(SM90_SPEED_INTER);
     case GpuGeneration::BLACKWELL:
-        return NextFasterSpeed(SM100_SPEED_INTER, bw);
+        return f(SM100_SPEED_INTER);
     }
     NS_ABORT_MSG("unknown GPU generation");
-    return bw;
+    return 0;
+}
+
+/// The inter-node speed table's next entry above bw, for the generation.
+double
+NextSpeedAbove(GpuGeneration generation, double bw)
+{
+    return WithInterSpeeds(generation,
+                           [bw](const auto& speeds) { return NextFasterSpeed(speeds, bw); });
 }
 
 constexpr NcclAlgorithm ALGORITHMS[] = {NcclAlgorithm::TREE,
@@ -530,18 +539,9 @@ NcclTuner::NicBw(double nicGbps)
 double
 NcclTuner::InterNodeChannelSpeed(GpuGeneration generation, double nicBw)
 {
-    switch (generation)
-    {
-    case GpuGeneration::VOLTA:
-    case GpuGeneration::AMPERE:
-        return HighestSpeedNotAbove(SPEED_INTER, nicBw);
-    case GpuGeneration::HOPPER:
-        return HighestSpeedNotAbove(SM90_SPEED_INTER, nicBw);
-    case GpuGeneration::BLACKWELL:
-        return HighestSpeedNotAbove(SM100_SPEED_INTER, nicBw);
-    }
-    NS_ABORT_MSG("unknown GPU generation");
-    return 0;
+    return WithInterSpeeds(generation, [nicBw](const auto& speeds) {
+        return HighestSpeedNotAbove(speeds, nicBw);
+    });
 }
 
 NcclTuner::NcclTuner(const Config& config)

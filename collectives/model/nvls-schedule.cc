@@ -27,36 +27,15 @@ NvlsSchedule::BuildNodeTree(uint32_t nNodes, uint32_t tree)
     {
         t.links.push_back(DoubleBinaryTree::GetDtree(nNodes, n, tree));
     }
-    t.depth.assign(nNodes, 0);
-    t.height.assign(nNodes, 0);
+    std::vector<int32_t> parents(nNodes);
     for (uint32_t n = 0; n < nNodes; ++n)
     {
-        for (int32_t x = t.links[n].parent; x >= 0; x = t.links[x].parent)
-        {
-            ++t.depth[n];
-        }
+        parents[n] = t.links[n].parent;
     }
-    // Deepest nodes first: a node's height is final before its parent's is raised from it.
-    std::vector<uint32_t> order(nNodes);
-    for (uint32_t n = 0; n < nNodes; ++n)
-    {
-        order[n] = n;
-    }
-    std::stable_sort(order.begin(), order.end(), [&t](uint32_t a, uint32_t b) {
-        return t.depth[a] > t.depth[b];
-    });
-    for (uint32_t n : order)
-    {
-        const int32_t parent = t.links[n].parent;
-        if (parent >= 0)
-        {
-            t.height[parent] = std::max(t.height[parent], t.height[n] + 1);
-        }
-        else
-        {
-            t.rootHeight = t.height[n];
-        }
-    }
+    DoubleBinaryTree::Levels levels = DoubleBinaryTree::GetLevels(parents);
+    t.depth = std::move(levels.depth);
+    t.height = std::move(levels.height);
+    t.rootHeight = t.height[DoubleBinaryTree::GetRoot(nNodes, tree)];
     return t;
 }
 

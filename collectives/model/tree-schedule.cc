@@ -49,33 +49,14 @@ TreeSchedule::TreeSchedule(uint64_t bytes,
         }
     }
     NS_ABORT_MSG_IF(roots != 1, "a tree with " << roots << " roots");
-    m_depth.assign(n, 0);
-    m_height.assign(n, 0);
+    std::vector<int32_t> parents(n);
     for (uint32_t r = 0; r < n; ++r)
     {
-        uint32_t d = 0;
-        for (int32_t x = static_cast<int32_t>(r); tree[x].up >= 0; x = tree[x].up)
-        {
-            NS_ABORT_MSG_IF(++d > n, "the tree has a cycle through rank " << r);
-        }
-        m_depth[r] = d;
+        parents[r] = tree[r].up;
     }
-    // Deepest ranks first: a rank's height is final before its parent's is raised from it.
-    std::vector<uint32_t> byDepth(n);
-    for (uint32_t r = 0; r < n; ++r)
-    {
-        byDepth[r] = r;
-    }
-    std::sort(byDepth.begin(), byDepth.end(), [this](uint32_t a, uint32_t b) {
-        return m_depth[a] > m_depth[b];
-    });
-    for (uint32_t r : byDepth)
-    {
-        if (tree[r].up >= 0)
-        {
-            m_height[tree[r].up] = std::max(m_height[tree[r].up], m_height[r] + 1);
-        }
-    }
+    DoubleBinaryTree::Levels levels = DoubleBinaryTree::GetLevels(parents);
+    m_depth = std::move(levels.depth);
+    m_height = std::move(levels.height);
 }
 
 void
