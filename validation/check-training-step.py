@@ -4,8 +4,10 @@ Llama-70B-shaped model on 1024 H100s, TP8 PP4 DP32, 400 Gb/s per GPU), from
 `training-step` in the packet mode, against the derivation of docs/training-step.md
 (shared/reference/nccl.md 4.2, anchored on Llama 2 and Llama 3's reported MFU of 38-43 %):
 
-  - RoCEv2 and InfiniBand: a step of 4.0 s +- 15 %, MFU 40-45 %, exposed communication
-    15-25 % of the step;
+  - RoCEv2 and InfiniBand: a step of 4.25 s +- 15 %, MFU 38-44 % (Llama 3 405B's 38-43 %,
+    Llama 2 70B's 43.5 %), exposed communication 15-30 % of the step (the tensor-parallel
+    all-gathers and reduce-scatters at the 64 MiB times one H100 node measures,
+    validation/nccl-curves);
   - compute: 6 N T FLOPs at 60 % of 989 TFLOPS is 2.90 s, attention adds about 7.7 % (3.12 s);
   - the largest DP bucket's busbw within 10 % of NCCL's tuner for it (the buckets, 80 MB
     reduce-scatters and all-gathers over 32 ranks, stay below the 46-48 GB/s per 400G NIC
@@ -38,12 +40,12 @@ def main():
     for fabric in ("roce", "ib"):
         f = packet[fabric]
         name = f["display_name"]
-        t.add(f"{name}: step (s)", f["step_s"], "4.0 +- 15%", in_band(f["step_s"], 3.4, 4.6),
-              DERIVATION)
-        t.add(f"{name}: MFU (%)", 100 * f["mfu"], "[40, 45]", in_band(f["mfu"], 0.40, 0.45),
-              "Llama 2/3: 38-43 %")
+        t.add(f"{name}: step (s)", f["step_s"], "4.25 +- 15%",
+              in_band(f["step_s"], 4.25 * 0.85, 4.25 * 1.15), DERIVATION)
+        t.add(f"{name}: MFU (%)", 100 * f["mfu"], "[38, 44]", in_band(f["mfu"], 0.38, 0.44),
+              "Llama 3: 38-43 %, Llama 2: 43.5 %")
         t.add(f"{name}: exposed communication (% of step)", 100 * f["exposed_fraction"],
-              "[15, 25]", in_band(f["exposed_fraction"], 0.15, 0.25), DERIVATION)
+              "[15, 30]", in_band(f["exposed_fraction"], 0.15, 0.30), DERIVATION)
         dp = [c for c in f["collectives"] if c["category"] == "dp"]
         largest = max(dp, key=lambda c: c["bytes_per_rank"])
         tuned = [c for c in analytical[fabric]["collectives"]

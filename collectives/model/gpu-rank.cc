@@ -296,11 +296,43 @@ GpuRank::Advance(uint32_t queue)
             e.written.emplace_back(wire, tag);
             PostWritten(endIndex);
         }
-        else
+        else if (m_config.sliceFence.IsZero())
         {
             Simulator::Schedule(e.hopLatency, &GpuRank::Post, this, endIndex, wire, tag);
         }
+        else
+        {
+            Simulator::Schedule(e.hopLatency, &GpuRank::Queue, this, endIndex, wire, tag);
+        }
     }
+}
+
+void
+GpuRank::Queue(uint32_t end, uint64_t bytes, uint32_t tag)
+{
+    m_sendEnds[end].written.emplace_back(bytes, tag);
+    WriteNext(end);
+}
+
+void
+GpuRank::EndFence(uint32_t end)
+{
+    m_sendEnds[end].writing = false;
+    WriteNext(end);
+}
+
+void
+GpuRank::WriteNext(uint32_t end)
+{
+    SendEnd& e = m_sendEnds[end];
+    if (e.writing || e.written.empty())
+    {
+        return;
+    }
+    e.writing = true;
+    const auto [bytes, tag] = e.written.front();
+    e.written.pop_front();
+    Post(end, bytes, tag);
 }
 
 void
@@ -346,6 +378,12 @@ GpuRank::OnSendDone(uint32_t end, uint32_t tag)
         {
             Advance(e.queue);
         }
+    }
+    else if (e.writing)
+    {
+        // The kernel's threads fence their stores and publish the step (prims_simple.h's
+        // postPeer) before they copy the next slice.
+        Simulator::Schedule(m_config.sliceFence, &GpuRank::EndFence, this, end);
     }
     ++m_sendsDone;
     CheckDone();

@@ -77,6 +77,10 @@ class GpuRank : public Application
         /// Wire bytes per second a channel's kernel writes (LL: NCCL's llMaxBw over the
         /// channels, on the wire); 0: the links alone bound it.
         double kernelWireBytesPerSecond{0};
+        /// Connections without a sender buffer (P2P over NVLink): after writing a message the
+        /// channel's kernel fences and posts the step before it writes the next one on that
+        /// connection (Simple); 0: messages are written back to back.
+        Time sliceFence;
     };
 
     /// Called when a collective finished at this rank: (rank, operation index).
@@ -121,7 +125,8 @@ class GpuRank : public Application
         std::deque<std::pair<uint64_t, uint32_t>> written; //!< (bytes, tag) awaiting credit
         uint32_t queue{0};                                 //!< its queue in the running program
         bool inProgram{false};
-        Time hopLatency; //!< this collective's per-hop latency on it
+        Time hopLatency;     //!< this collective's per-hop latency on it
+        bool writing{false}; //!< P2P with a slice fence: a message is being written
     };
 
     /// A connection this rank receives on.
@@ -142,6 +147,11 @@ class GpuRank : public Application
     /// Post the written messages the receiver has room for.
     void PostWritten(uint32_t end);
     void Post(uint32_t end, uint64_t bytes, uint32_t tag);
+    /// P2P with a slice fence: a message is ready to be written after the ones before it.
+    void Queue(uint32_t end, uint64_t bytes, uint32_t tag);
+    /// P2P with a slice fence: write the next ready message once the last one is fenced.
+    void WriteNext(uint32_t end);
+    void EndFence(uint32_t end);
     void Consumed(uint32_t recv);
     void OnSendDone(uint32_t end, uint32_t tag);
     void OnCredit(uint32_t end, uint64_t bytes, uint32_t tag);

@@ -5,7 +5,8 @@
  * collective the builder makes completes with the bytes its schedule says; a large ring
  * all-reduce runs at the ring's bandwidth bound; a sender runs ahead of a slow receiver by
  * exactly its FIFO and then waits for credits; the per-hop latency less the link's own
- * comes on top of the link; messages of a collective a rank has not started yet wait.
+ * comes on top of the link; a slice fence writes a P2P connection's messages one at a time;
+ * messages of a collective a rank has not started yet wait.
  */
 
 #include "collective-cases.h"
@@ -261,6 +262,35 @@ TEST(GpuRank, HopLatencyLessTheLinksOwnComesOnTopOfTheLink)
         EXPECT_EQ(log[0].at, MicroSeconds(4 + leaveUs));
         // Rank 1's own message to rank 0 and rank 0's arrive alike: 1 us wire + 2 us link.
         EXPECT_EQ(done[0], MicroSeconds(4 + leaveUs + 1 + 2));
+    }
+}
+
+TEST(GpuRank, ASliceFenceWritesAP2pConnectionsMessagesOneAtATime)
+{
+    // Send/recv of three 128 KiB chunks on one channel at 1 GB/s over 2 us links, without a
+    // sender buffer (P2P over NVLink): 131.072 us on the wire, delivered 2 us later. With no
+    // fence all three are written at once (the FIFO has room); with a 10 us fence each is
+    // written when the one before it was delivered and fenced.
+    const double wireUs = 131.072;
+    for (double fenceUs : {0.0, 10.0})
+    {
+        Cluster cluster(2, 1e9, MicroSeconds(2), false);
+        auto c = Collective(CollectiveOp::SEND_RECV, NcclAlgorithm::RING, 2, 1, 3 << 17);
+        c.nChannels = 1;
+        GpuRank::OpConfig config;
+        config.sliceFence = Time::FromDouble(fenceUs, Time::US);
+        const std::vector<Time> done = cluster.Run(CollectiveScheduleBuilder::Build(c), config);
+        const auto& log = cluster.GetConnection(0, 0, 1)->GetLog();
+        ASSERT_EQ(log.size(), 3U);
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            const double at = fenceUs == 0 ? 0 : k * (wireUs + 2 + fenceUs);
+            EXPECT_NEAR(log[k].at.GetSeconds() * 1e6, at, 1e-3)
+                << "message " << k << ", fence " << fenceUs << " us";
+        }
+        // Rank 1's last message to rank 0 arrives as rank 0's last to rank 1.
+        const double last = fenceUs == 0 ? 3 * wireUs + 2 : 2 * (wireUs + 2 + fenceUs) + wireUs + 2;
+        EXPECT_NEAR(done[0].GetSeconds() * 1e6, last, 1e-3);
     }
 }
 
