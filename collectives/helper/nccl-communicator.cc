@@ -28,15 +28,6 @@ NS_LOG_COMPONENT_DEFINE("NcclCommunicator");
 
 namespace
 {
-/// The Simple ring's fence and step post between two slices of a channel over NVLink, in us.
-/// Calibrated, not from a source: NCCL charges Simple 2.8 us per NVLink step more than LL
-/// (hwLatencies 3.4 against 0.6, src/graph/tuning.cc), an upper bound, as the step's flag
-/// latency is in it too; 1.4 us leaves one node's 1 GiB ring 3 % under its links, as
-/// measured on 8 x A100 (232.5 GB/s busbw against NCCL's 240, nccl-tests#175) and on 8 x H20
-/// (357.8 against 370.8, kvcache-ai/Mooncake#3484), and puts the H100 all_gather and
-/// reduce_scatter curves of 32 MiB-16 GiB within 2.1 % (validation/nccl-curves).
-constexpr double SIMPLE_SLICE_FENCE_US = 1.4;
-
 /// The NvSwitch bandwidth for a generation: its preset, unless ns3::NvSwitch::GpuBandwidth
 /// was given (a default changed from the built-in H100 one).
 DataRate
@@ -254,7 +245,7 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // it copies a slice at its graph's per-channel speed (NCCL's search gives each
         // channel its share of the links: the tuner's nChannels x bw), then fences the
         // stores and publishes the step before it copies the next, so the link idles for
-        // that channel meanwhile (SIMPLE_SLICE_FENCE_US). Without it the packet mode
+        // that channel meanwhile (ns3::GpuRank::SliceFence). Without it the packet mode
         // overlapped every handshake with the other slices in flight: one H100 node's
         // all_gather / reduce_scatter ran 13-26 % fast at 32-128 MiB
         // (validation/nccl-curves). Connections with a sender buffer (the network) are
@@ -263,7 +254,7 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // per-CTA budget, not modelled).
         const NcclTuner::Config& t = m_tuner->GetConfig();
         c.kernelWireBytesPerSecond = m_tuner->GetGraphBusBw() * 1e9 / t.nChannels;
-        c.sliceFence = Time::FromDouble(SIMPLE_SLICE_FENCE_US, Time::US);
+        c.fenceSlices = true;
     }
     if (protocol == NcclProtocol::LL && algorithm == NcclAlgorithm::RING)
     {

@@ -54,6 +54,19 @@ GpuRank::GetTypeId()
                           UintegerValue(ChannelSplit::NCCL_STEPS),
                           MakeUintegerAccessor(&GpuRank::m_fifoSlots),
                           MakeUintegerChecker<uint32_t>(1, SEQ_MASK))
+            // Calibrated, not from a source: NCCL charges Simple 2.8 us per NVLink step more
+            // than LL (hwLatencies 3.4 against 0.6, src/graph/tuning.cc), an upper bound, as
+            // the step's flag latency is in it too; 1.4 us leaves one node's 1 GiB ring 3 %
+            // under its links, as measured on 8 x A100 (232.5 GB/s busbw against NCCL's 240,
+            // nccl-tests#175) and on 8 x H20 (357.8 against 370.8, kvcache-ai/Mooncake#3484),
+            // and puts the H100 all_gather and reduce_scatter curves of 32 MiB-16 GiB within
+            // 2.1 % (validation/nccl-curves).
+            .AddAttribute("SliceFence",
+                          "What a channel's kernel spends fencing its stores and posting the "
+                          "step after each message it writes over P2P (OpConfig::fenceSlices)",
+                          TimeValue(NanoSeconds(1400)),
+                          MakeTimeAccessor(&GpuRank::m_sliceFence),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("Done",
                             "A collective finished at this rank: (rank, op index, wire bytes)",
                             MakeTraceSourceAccessor(&GpuRank::m_doneTrace),
@@ -296,7 +309,7 @@ GpuRank::Advance(uint32_t queue)
             e.written.emplace_back(wire, tag);
             PostWritten(endIndex);
         }
-        else if (m_config.sliceFence.IsZero())
+        else if (!m_config.fenceSlices || m_sliceFence.IsZero())
         {
             Simulator::Schedule(e.hopLatency, &GpuRank::Post, this, endIndex, wire, tag);
         }
@@ -383,7 +396,7 @@ GpuRank::OnSendDone(uint32_t end, uint32_t tag)
     {
         // The kernel's threads fence their stores and publish the step (prims_simple.h's
         // postPeer) before they copy the next slice.
-        Simulator::Schedule(m_config.sliceFence, &GpuRank::EndFence, this, end);
+        Simulator::Schedule(m_sliceFence, &GpuRank::EndFence, this, end);
     }
     ++m_sendsDone;
     CheckDone();

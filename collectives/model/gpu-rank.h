@@ -78,9 +78,9 @@ class GpuRank : public Application
         /// channels, on the wire); 0: the links alone bound it.
         double kernelWireBytesPerSecond{0};
         /// Connections without a sender buffer (P2P over NVLink): after writing a message the
-        /// channel's kernel fences and posts the step before it writes the next one on that
-        /// connection (Simple); 0: messages are written back to back.
-        Time sliceFence;
+        /// channel's kernel fences and posts the step (the SliceFence attribute) before it
+        /// writes the next one on that connection (Simple); false: back to back.
+        bool fenceSlices{false};
     };
 
     /// Called when a collective finished at this rank: (rank, operation index).
@@ -161,6 +161,7 @@ class GpuRank : public Application
 
     uint32_t m_rank{0};
     uint32_t m_fifoSlots;
+    Time m_sliceFence;
     std::vector<SendEnd> m_sendEnds;
     std::vector<RecvEnd> m_recvEnds;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_sendIndex; //!< (channel, peer)

@@ -278,7 +278,12 @@ TEST(GpuRank, ASliceFenceWritesAP2pConnectionsMessagesOneAtATime)
         auto c = Collective(CollectiveOp::SEND_RECV, NcclAlgorithm::RING, 2, 1, 3 << 17);
         c.nChannels = 1;
         GpuRank::OpConfig config;
-        config.sliceFence = Time::FromDouble(fenceUs, Time::US);
+        config.fenceSlices = true;
+        for (uint32_t r = 0; r < 2; ++r)
+        {
+            cluster.GetRank(r)->SetAttribute("SliceFence",
+                                             TimeValue(Time::FromDouble(fenceUs, Time::US)));
+        }
         const std::vector<Time> done = cluster.Run(CollectiveScheduleBuilder::Build(c), config);
         const auto& log = cluster.GetConnection(0, 0, 1)->GetLog();
         ASSERT_EQ(log.size(), 3U);

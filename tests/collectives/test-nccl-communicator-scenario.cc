@@ -222,6 +222,16 @@ TEST(NcclCommunicatorScenario, ASimpleRingInsideANodeFencesEverySlice)
     const double busbw = 2.0 * 7 / 8 * gib / (r.end - r.start).GetSeconds();
     EXPECT_LT(busbw, fenced * nvlink);
     EXPECT_GT(busbw, (fenced - 0.02) * nvlink);
+    // The fence is a knob (--ns3::GpuRank::SliceFence=0 on any program's command line):
+    // without it the ring runs at its links.
+    Config::SetDefault("ns3::GpuRank::SliceFence", TimeValue(Time(0)));
+    Cluster unfenced(1, 8, "roce");
+    NcclCommunicator free = unfenced.Communicator();
+    const auto u = unfenced.Run(
+        free,
+        Forced(CollectiveOp::ALL_REDUCE, NcclAlgorithm::RING, NcclProtocol::SIMPLE, gib));
+    Config::Reset();
+    EXPECT_GT(2.0 * 7 / 8 * gib / (u.end - u.start).GetSeconds(), fenced * nvlink);
     // The tensor-parallel size of the default step: 8 MiB per GPU gathered into 64 MiB, which one 8
     // x H100 node measures at 208.4 us (validation/nccl-curves, NCCL 2.28.7). Within 10 %.
     Cluster node(1, 8, "roce");
