@@ -39,6 +39,13 @@ NvlinkBandwidth(GpuGeneration generation)
     const DataRate builtIn = NvSwitch::GetPresetBandwidth(GpuGeneration::HOPPER);
     return configured != builtIn ? configured : NvSwitch::GetPresetBandwidth(generation);
 }
+
+/// All-to-all and send/recv: grouped ncclSend/ncclRecv, which NCCL runs without its tuner.
+bool
+IsPointToPoint(CollectiveOp op)
+{
+    return op == CollectiveOp::ALL_TO_ALL || op == CollectiveOp::SEND_RECV;
+}
 } // namespace
 
 NcclCommunicator::NcclCommunicator(const RdmaFabric& fabric,
@@ -135,7 +142,7 @@ NcclCommunicator::DefaultChannels(uint32_t gpusPerNode, uint32_t nicsPerNode)
 std::pair<NcclAlgorithm, NcclProtocol>
 NcclCommunicator::Choose(const Request& request) const
 {
-    if (request.op == CollectiveOp::ALL_TO_ALL || request.op == CollectiveOp::SEND_RECV)
+    if (IsPointToPoint(request.op))
     {
         // NCCL sends P2P operations with Simple, without the tuner.
         return {NcclAlgorithm::RING, NcclProtocol::SIMPLE};
@@ -238,8 +245,7 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         c.hopLatency[static_cast<size_t>(link)] =
             Time::FromDouble(NcclTuner::HwLatencyUs(link, algorithm, protocol), Time::US);
     }
-    const bool p2p = op == CollectiveOp::ALL_TO_ALL || op == CollectiveOp::SEND_RECV;
-    if (protocol == NcclProtocol::SIMPLE && algorithm == NcclAlgorithm::RING && !p2p)
+    if (protocol == NcclProtocol::SIMPLE && algorithm == NcclAlgorithm::RING && !IsPointToPoint(op))
     {
         // A ring channel is one CTA writing one connection, slice by slice (prims_simple.h):
         // it copies a slice at its graph's per-channel speed (NCCL's search gives each
@@ -252,8 +258,8 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // paced by their transport, which overlaps the copy; only NVLink's are bound. Not
         // the tree's nor P2P's: their CTAs split their warps over several connections (a
         // per-CTA budget, not modelled).
-        const NcclTuner::Config& t = m_tuner->GetConfig();
-        c.kernelWireBytesPerSecond = m_tuner->GetGraphBusBw() * 1e9 / t.nChannels;
+        c.kernelWireBytesPerSecond =
+            m_tuner->GetGraphBusBw() * 1e9 / m_tuner->GetConfig().nChannels;
         c.fenceSlices = true;
     }
     if (protocol == NcclProtocol::LL && algorithm == NcclAlgorithm::RING)

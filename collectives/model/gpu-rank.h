@@ -122,8 +122,9 @@ class GpuRank : public Application
         Ptr<CollectiveConnection> conn;
         uint32_t remoteFree; //!< slots free at the receiver, as its credits said
         uint32_t localFree;  //!< slots free in the sender buffer
-        std::deque<std::pair<uint64_t, uint32_t>> written; //!< (bytes, tag) awaiting credit
-        uint32_t queue{0};                                 //!< its queue in the running program
+        /// (bytes, tag) written, awaiting credit (sender buffer) or the fence (P2P)
+        std::deque<std::pair<uint64_t, uint32_t>> written;
+        uint32_t queue{0}; //!< its queue in the running program
         bool inProgram{false};
         Time hopLatency;     //!< this collective's per-hop latency on it
         bool writing{false}; //!< P2P with a slice fence: a message is being written
