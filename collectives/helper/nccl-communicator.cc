@@ -171,6 +171,22 @@ NcclCommunicator::Choose(const Request& request) const
     return {best.algorithm, best.protocol};
 }
 
+P2pSchedule::Striping
+NcclCommunicator::GetP2pStriping() const
+{
+    const NcclTuner::Config& t = m_tuner->GetConfig();
+    const uint32_t nvlinks = !t.nvlink             ? 0
+                             : t.nvlinksPerGpu > 0 ? t.nvlinksPerGpu
+                                                   : NcclTuner::DefaultNvlinks(t.generation);
+    // NCCL runs twice the channels its search found (sjeaugey, NVIDIA/nccl#1041).
+    return P2pSchedule::GetStriping(m_layout.GetNNodes(),
+                                    m_layout.GetGpusPerNode(),
+                                    2 * m_nChannels,
+                                    nvlinks,
+                                    std::max(1U, t.nicsPerNode / t.gpusPerNode),
+                                    t.nicGbps / 8);
+}
+
 CollectiveScheduleBuilder::Config
 NcclCommunicator::ScheduleConfig(const Request& request,
                                  NcclAlgorithm algorithm,
@@ -196,6 +212,7 @@ NcclCommunicator::ScheduleConfig(const Request& request,
         c.headGpus = NvlsHeadGpus();
     }
     c.root = request.root;
+    c.p2pStriping = GetP2pStriping();
     // Channel c's chain starts at the GPU of NIC c mod nicsPerNode (of the used NICs).
     const uint32_t gpus = m_layout.GetGpusPerNode();
     for (uint32_t head : m_layout.GetRailGpus())
@@ -256,10 +273,25 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // all_gather / reduce_scatter ran 13-26 % fast at 32-128 MiB
         // (validation/nccl-curves). Connections with a sender buffer (the network) are
         // paced by their transport, which overlaps the copy; only NVLink's are bound. Not
-        // the tree's nor P2P's: their CTAs split their warps over several connections (a
-        // per-CTA budget, not modelled).
+        // the tree's: its CTAs split their warps over several connections.
         c.kernelWireBytesPerSecond =
             m_tuner->GetGraphBusBw() * 1e9 / m_tuner->GetConfig().nChannels;
+        c.fenceSlices = true;
+    }
+    if (IsPointToPoint(op))
+    {
+        // A P2P channel is one CTA that serves every peer part striped onto it at once, its
+        // warps split among them (src/device/sendrecv.h): the CTA's copy rate is shared by
+        // its NVLink connections (GpuRank joins a channel's writers), and all p2pnChannels
+        // CTAs together can fill the GPU's NVLinks, so each writes at NVLink / p2pnChannels
+        // (370.8 / 32 = 11.6 GB/s on H100). Steps are fenced as the ring's slices. One H100
+        // node's all-to-all measures what this predicts: 28 CTAs of one 16 MiB part each at
+        // 512 MiB, 32 CTAs of seven at 4 GiB (validation/nccl-curves/h100-8gpu-alltoall.csv).
+        const NcclTuner::Config& t = m_tuner->GetConfig();
+        const uint32_t links =
+            t.nvlinksPerGpu > 0 ? t.nvlinksPerGpu : NcclTuner::DefaultNvlinks(t.generation);
+        c.kernelWireBytesPerSecond =
+            links * NcclTuner::NvlinkBwPerLink(t.generation) * 1e9 / GetP2pStriping().nChannels;
         c.fenceSlices = true;
     }
     if (protocol == NcclProtocol::LL && algorithm == NcclAlgorithm::RING)

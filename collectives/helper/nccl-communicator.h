@@ -12,6 +12,7 @@
 #include "ns3/nccl-algorithm.h"
 #include "ns3/nccl-tuner.h"
 #include "ns3/nv-switch.h"
+#include "ns3/p2p-schedule.h"
 #include "ns3/rdma-fabric.h"
 #include "ns3/tcp-host-stack.h"
 
@@ -147,6 +148,10 @@ class NcclCommunicator
                                NcclProtocol protocol,
                                uint32_t opIndex,
                                uint32_t nChannels) const;
+
+    /// How all-to-all and send/recv stripe their peers over channels (NCCL's p2pnChannels,
+    /// p2pnChannelsPerPeer, p2pChunkSize for this communicator).
+    P2pSchedule::Striping GetP2pStriping() const;
 
     const NcclTuner& GetTuner() const;
     const GpuLayout& GetLayout() const;

@@ -67,6 +67,11 @@ CollectiveConnection::SetKernelRate(double /* wireBytesPerSecond */)
 }
 
 void
+CollectiveConnection::ShareKernel(Ptr<CollectiveConnection> /* other */)
+{
+}
+
+void
 CollectiveConnection::DoDispose()
 {
     m_sendDone = SendDoneCallback();

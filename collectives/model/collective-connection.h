@@ -49,6 +49,9 @@ class CollectiveConnection : public Object
     /// sender buffer, and in a ring of several GPUs per node the NVLink hops already hold each
     /// channel to the kernel's pace (one GPU per node: not bound).
     virtual void SetKernelRate(double wireBytesPerSecond);
+    /// This connection's sends are written by the same kernel block as other's (one channel
+    /// of a rank): they share its rate. Only NVLink applies it, as SetKernelRate.
+    virtual void ShareKernel(Ptr<CollectiveConnection> other);
 
     /// NCCL's link class of the connection, for the per-hop latencies (default NET).
     NcclTuner::Link GetLinkClass() const;

@@ -96,17 +96,17 @@ CollectiveScheduleBuilder::Build(const Config& config)
     {
         return schedule;
     }
+    P2pSchedule::Striping striping = config.p2pStriping;
+    striping.nNodes = config.nNodes;
+    striping.gpusPerNode = config.gpusPerNode;
     if (config.op == CollectiveOp::ALL_TO_ALL)
     {
-        P2pSchedule::AppendAllToAll(schedule,
-                                    config.nNodes,
-                                    config.gpusPerNode,
-                                    config.p2pChunkBytes);
+        P2pSchedule::AppendAllToAll(schedule, striping);
         return schedule;
     }
     if (config.op == CollectiveOp::SEND_RECV)
     {
-        P2pSchedule::AppendSendRecv(schedule, config.sendRecvShift, config.p2pChunkBytes);
+        P2pSchedule::AppendSendRecv(schedule, striping, config.sendRecvShift);
         return schedule;
     }
     const ChannelSplit split = Split(config);

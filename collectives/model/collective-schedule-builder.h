@@ -43,7 +43,9 @@ class CollectiveScheduleBuilder
         uint32_t gpusPerNode{1};
         uint32_t root{0}; //!< broadcast and reduce
         DoubleBinaryTree::Pattern treePattern{DoubleBinaryTree::Pattern::BALANCED_TREE};
-        uint64_t p2pChunkBytes{P2pSchedule::NET_CHUNK_BYTES};
+        /// All-to-all and send/recv: channels and steps (its nNodes and gpusPerNode are set
+        /// from the above).
+        P2pSchedule::Striping p2pStriping;
         uint32_t sendRecvShift{1}; //!< nccl-tests sendrecv: to rank + 1, from rank - 1
         /// Per channel c, intraOrders[c % size] is the chain of local GPUs (a permutation of
         /// 0..G-1); empty: 0..G-1 on every channel.

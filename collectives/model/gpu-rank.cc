@@ -114,6 +114,13 @@ GpuRank::AddSendConnection(uint32_t channel, uint32_t peer, Ptr<CollectiveConnec
 {
     NS_ABORT_MSG_IF(HasSendConnection(channel, peer),
                     "rank " << m_rank << " already sends to " << peer << " on channel " << channel);
+    // One CTA writes all of a channel's connections.
+    for (auto it = m_sendIndex.lower_bound({channel, 0});
+         it != m_sendIndex.end() && it->first.first == channel;
+         ++it)
+    {
+        conn->ShareKernel(m_sendEnds[it->second].conn);
+    }
     const uint32_t end = m_sendEnds.size();
     m_sendIndex[{channel, peer}] = end;
     SendEnd e;

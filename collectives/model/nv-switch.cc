@@ -80,6 +80,7 @@ void
 NvSwitch::DoDispose()
 {
     m_streams.clear();
+    m_writers.clear();
     m_egress.clear();
     m_ingress.clear();
     m_groups.clear();
@@ -138,6 +139,8 @@ NvSwitch::AddStream(uint32_t src, uint32_t dst)
     Stream s;
     s.src = src;
     s.dst = dst;
+    s.writer = m_writers.size();
+    m_writers.emplace_back();
     m_streams.push_back(s);
     return m_streams.size() - 1;
 }
@@ -146,7 +149,18 @@ void
 NvSwitch::SetStreamCap(uint32_t stream, double bytesPerSecond)
 {
     NS_ABORT_MSG_IF(bytesPerSecond < 0, "NvSwitch: a stream cap of " << bytesPerSecond);
-    m_streams.at(stream).cap = bytesPerSecond;
+    m_writers[m_streams.at(stream).writer].rate = bytesPerSecond;
+}
+
+void
+NvSwitch::ShareWriter(uint32_t stream, uint32_t with)
+{
+    Stream& s = m_streams.at(stream);
+    const Stream& w = m_streams.at(with);
+    NS_ABORT_MSG_IF(s.src != w.src,
+                    "NvSwitch: streams from GPUs " << s.src << " and " << w.src
+                                                   << " cannot share a writer");
+    s.writer = w.writer;
 }
 
 void
@@ -229,6 +243,8 @@ NvSwitch::NewGroup(const std::vector<uint32_t>& streams, bool reduce, bool withE
         own.dst = g.gpu;
         own.group = id;
         own.member = g.members.size();
+        own.writer = m_writers.size();
+        m_writers.emplace_back();
         m_streams.push_back(own);
         g.members.push_back(m_streams.size() - 1);
     }
@@ -379,10 +395,11 @@ NvSwitch::ServeEgress(uint32_t gpu)
             e.next = (at + 1) % e.active.size();
         }
         Time notBefore;
-        if (s.cap > 0)
+        Writer& w = m_writers[s.writer];
+        if (w.rate > 0)
         {
-            s.capFreeAt = std::max(Simulator::Now(), s.capFreeAt) + Seconds(seg / s.cap);
-            notBefore = s.capFreeAt;
+            w.freeAt = std::max(Simulator::Now(), w.freeAt) + Seconds(seg / w.rate);
+            notBefore = w.freeAt;
         }
         e.busy = true;
         Simulator::Schedule(TxTime(seg),

@@ -94,6 +94,14 @@ class NvSwitch : public Object
      */
     void SetStreamCap(uint32_t stream, double bytesPerSecond);
     /**
+     * Give a stream the writer of another from the same GPU: one kernel block writing
+     * both (a P2P channel's CTA serving several peers), so that their segments share its
+     * rate (SetStreamCap on either sets it) in the order the egress cuts them.
+     * \param stream a stream of AddStream
+     * \param with a stream of AddStream from the same GPU
+     */
+    void ShareWriter(uint32_t stream, uint32_t with);
+    /**
      * Move bytes along a stream, after what the stream already carries.
      * \param stream a stream of AddStream
      * \param bytes bytes (> 0)
@@ -140,11 +148,17 @@ class NvSwitch : public Object
         size_t sending{0};             //!< the transfer the egress cuts segments from
         uint64_t sentOfIt{0};          //!< its bytes the egress has taken
         bool active{false};            //!< in its egress's round robin
-        double cap{0};                 //!< bytes per second its writer can produce (0: none)
-        Time capFreeAt;                //!< when the writer has produced what was cut so far
+        uint32_t writer{0};            //!< the kernel block that writes it (m_writers)
         int32_t group{-1};             //!< its NVLS group, or -1
         uint32_t member{0};            //!< its index among the group's members
         uint64_t posted{0};            //!< transfers posted so far
+    };
+
+    /// What writes one or more streams (SetStreamCap, ShareWriter).
+    struct Writer
+    {
+        double rate{0}; //!< bytes per second it can produce (0: unbounded)
+        Time freeAt;    //!< when it has produced what was cut of its streams so far
     };
 
     struct Segment
@@ -225,6 +239,7 @@ class NvSwitch : public Object
     uint32_t m_groupSegmentBytes;
     uint32_t m_ingressQueue;
     std::vector<Stream> m_streams;
+    std::vector<Writer> m_writers;
     std::vector<Egress> m_egress;
     std::vector<Ingress> m_ingress;
     std::vector<Group> m_groups;

@@ -49,6 +49,16 @@ NvLinkConnection::SetKernelRate(double wireBytesPerSecond)
     m_switch->SetStreamCap(m_stream, wireBytesPerSecond);
 }
 
+void
+NvLinkConnection::ShareKernel(Ptr<CollectiveConnection> other)
+{
+    Ptr<NvLinkConnection> nvlink = DynamicCast<NvLinkConnection>(other);
+    if (nvlink && nvlink->m_switch == m_switch)
+    {
+        m_switch->ShareWriter(m_stream, nvlink->m_stream);
+    }
+}
+
 uint32_t
 NvLinkConnection::GetStream() const
 {

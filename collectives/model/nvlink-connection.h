@@ -28,6 +28,7 @@ class NvLinkConnection : public CollectiveConnection
     void Send(uint64_t bytes, uint32_t tag) override;
     bool HasSenderBuffer() const override;
     void SetKernelRate(double wireBytesPerSecond) override;
+    void ShareKernel(Ptr<CollectiveConnection> other) override;
 
     /// The switch stream this end sends on (to join it to an NVLS group).
     uint32_t GetStream() const;

@@ -29,8 +29,13 @@ namespace ns3
  * spread over the fabric (for 16: 0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8).
  * Round 0 is the rank itself (a local copy for all-to-all).
  *
- * Each peer's bytes are sent in chunks of chunkBytes (NCCL's P2P chunk: 128 KiB through the
- * network or PCIe, 512 KiB over NVLink; NCCL_P2P_NET_CHUNKSIZE / NCCL_P2P_NVL_CHUNKSIZE in
+ * Channels (Striping): NCCL stripes each peer's bytes over several channels, each a CTA that
+ * serves the parts of several peers at once (src/enqueue.cc addP2pToPlan; src/device/
+ * sendrecv.h). A round's parts go to consecutive channels from the round's base channel,
+ * the bit reversal of the round (of its batch of 8 across nodes), so that the rounds of one
+ * node's peers fall on disjoint channels while there are enough. Each part is sent in
+ * messages of the step size (NCCL's P2P chunk: 512 KiB over NVLink inside a node, 128 KiB
+ * as soon as the communicator spans nodes; NCCL_P2P_NVL_CHUNKSIZE / NCCL_P2P_NET_CHUNKSIZE,
  * src/init.cc). The transfers of round i have step i: a point-to-point transfer depends on
  * nothing but its sender's input.
  */
@@ -49,27 +54,59 @@ class P2pSchedule
         uint32_t recvPeer;
     };
 
+    /// NCCL's per-channel network share for P2P (NCCL_P2P_PER_CHANNEL_NET_BW, GB/s).
+    static constexpr double PER_CHANNEL_NET_GBPS = 14;
+
+    /// How a communicator stripes P2P bytes over channels.
+    struct Striping
+    {
+        uint32_t nNodes{1};
+        uint32_t gpusPerNode{1};
+        uint32_t nChannels{1};               //!< comm->p2pnChannels, a power of two
+        uint32_t channelsPerPeer{1};         //!< comm->p2pnChannelsPerPeer, a power of two
+        uint64_t stepBytes{NET_CHUNK_BYTES}; //!< comm->p2pChunkSize
+    };
+
+    /**
+     * NCCL's striping (src/graph/paths.cc ncclTopoComputeP2pChannels, src/init.cc): the
+     * execution channels rounded up to a power of two (at most 32); per peer the fewest
+     * channels any peer asks for, NVLink 2 x its links, the network its NICs' GB/s over 14
+     * (at least one per NIC), halved across nodes until every peer fits one round of
+     * channels.
+     * \param collChannels the communicator's channels (comm->nChannels: twice the search's)
+     * \param nvlinks a GPU's NVLinks (0: its peers in the node are on PCIe)
+     * \param nicsPerGpu NICs local to a GPU, nicGBps the bandwidth of one (multi-node)
+     */
+    static Striping GetStriping(uint32_t nNodes,
+                                uint32_t gpusPerNode,
+                                uint32_t collChannels,
+                                uint32_t nvlinks,
+                                uint32_t nicsPerGpu,
+                                double nicGBps);
+    /// One channel, one part per peer, messages of stepBytes.
+    static Striping OneChannel(uint32_t nNodes, uint32_t gpusPerNode, uint64_t stepBytes);
+
+    /// The parts NCCL cuts one peer's bytes into (addP2pToPlan's nChannels).
+    static uint32_t CountParts(const Striping& striping, uint64_t bytes);
+    /// The channel of a round's part (channel.h ncclP2pChannelBaseForRound, device.h).
+    static uint32_t GetChannel(const Striping& striping, uint32_t round, uint32_t part);
+
     /// The rank's rounds, nNodes x gpusPerNode of them, round 0 = itself.
     static std::vector<Round> GetRounds(uint32_t nNodes, uint32_t gpusPerNode, uint32_t rank);
 
     /**
      * Add an all-to-all (rank i's input block j to rank j's output block i) to a schedule
-     * of CollectiveOp::ALL_TO_ALL with nNodes x gpusPerNode ranks.
+     * of CollectiveOp::ALL_TO_ALL with the striping's ranks.
      */
-    static void AppendAllToAll(CollectiveSchedule& schedule,
-                               uint32_t nNodes,
-                               uint32_t gpusPerNode,
-                               uint64_t chunkBytes,
-                               uint32_t channel = 0);
+    static void AppendAllToAll(CollectiveSchedule& schedule, const Striping& striping);
 
     /**
      * Add a send/recv (every rank r sends its S bytes to r + shift, receives from r - shift)
      * to a schedule of CollectiveOp::SEND_RECV; shift mod n must not be 0.
      */
     static void AppendSendRecv(CollectiveSchedule& schedule,
-                               uint32_t shift,
-                               uint64_t chunkBytes,
-                               uint32_t channel = 0);
+                               const Striping& striping,
+                               uint32_t shift);
 };
 
 } // namespace ns3

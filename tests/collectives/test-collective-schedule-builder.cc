@@ -39,7 +39,7 @@ Small(CollectiveOp op, NcclAlgorithm algo, NcclProtocol proto, uint32_t nodes, u
     c.llBufferBytes = 8 * 64;      // 64-byte steps: 32-byte LL chunks
     c.ll128BufferBytes = 8 * 2048; // 2048-byte steps: one 1920-byte LL128 chunk
     c.minTrafficPerChannel = 1024;
-    c.p2pChunkBytes = 100;
+    c.p2pStriping.stepBytes = 100;
     return c;
 }
 

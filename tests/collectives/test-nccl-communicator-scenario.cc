@@ -18,6 +18,7 @@
 #include "ns3/nccl-communicator.h"
 #include "ns3/nccl-tuner.h"
 #include "ns3/nv-switch.h"
+#include "ns3/p2p-schedule.h"
 #include "ns3/rail-optimized-builder.h"
 
 #include <cmath>
@@ -240,6 +241,32 @@ TEST(NcclCommunicatorScenario, ASimpleRingInsideANodeFencesEverySlice)
         tp,
         Forced(CollectiveOp::ALL_GATHER, NcclAlgorithm::RING, NcclProtocol::SIMPLE, 8 << 20));
     EXPECT_NEAR((g.end - g.start).GetSeconds() * 1e6, 208.4, 0.1 * 208.4);
+}
+
+TEST(NcclCommunicatorScenario, AnAllToAllInsideANodeMovesEachPartAtItsCtasPace)
+{
+    // 512 MiB per GPU on one 8 x H100 node: 64 MiB per peer, striped as NCCL does into 4
+    // parts of 16 MiB on 4 of the 32 P2P channels, the 7 peers' 28 parts each on a CTA of
+    // its own writing at NVLink / 32 = 11.6 GB/s: 1447 us, where the NVLinks alone would
+    // take 448 MiB / 370.8 GB/s = 1267 us. Measured: 1548.8 us (validation/nccl-curves,
+    // NCCL 2.28.7).
+    Cluster cluster(1, 8, "roce");
+    NcclCommunicator comm = cluster.Communicator();
+    const P2pSchedule::Striping striping = comm.GetP2pStriping();
+    ASSERT_EQ(striping.nChannels, 32U);
+    const uint64_t perPeer = 64ULL << 20;
+    ASSERT_EQ(P2pSchedule::CountParts(striping, perPeer), 4U);
+    NcclCommunicator::Request req;
+    req.op = CollectiveOp::ALL_TO_ALL;
+    req.bytes = perPeer; // each block
+    const auto r = cluster.Run(comm, req);
+    const double nvlink = NvSwitch::GetPresetBandwidth(GpuGeneration::HOPPER).GetBitRate() / 8.0;
+    const double cta = (perPeer / 4) / (nvlink / striping.nChannels);
+    const double us = (r.end - r.start).GetSeconds() * 1e6;
+    EXPECT_GT(us, cta * 1e6);
+    // Plus 32 steps of 512 KiB, each fenced (1.4 us) and handed over (NVLink's hop).
+    EXPECT_LT(us, cta * 1e6 * 1.08);
+    EXPECT_NEAR(us, 1548.8, 0.05 * 1548.8);
 }
 
 TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)

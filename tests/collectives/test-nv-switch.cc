@@ -158,6 +158,41 @@ TEST(NvSwitch, ACappedStreamDeliversAtItsWritersPaceAndLeavesTheLinkToOthers)
     Simulator::Destroy();
 }
 
+TEST(NvSwitch, StreamsSharingAWriterShareItsRate)
+{
+    // One P2P CTA writes 1 MiB to GPU 1 and 1 MiB to GPU 2 at a quarter of the link's rate
+    // in all: both land after about 8 link times (2 MiB at the writer's pace), not 4 each.
+    // A third stream with a writer of its own at that rate lands after 4.
+    Ptr<NvSwitch> s = MakeSwitch(4);
+    s->SetAttribute("Latency", TimeValue(Time(0)));
+    const double link = s->GetGpuBandwidth().GetBitRate() / 8.0;
+    const uint32_t a = s->AddStream(0, 1);
+    const uint32_t b = s->AddStream(0, 2);
+    const uint32_t own = s->AddStream(0, 3);
+    s->ShareWriter(b, a);
+    s->SetStreamCap(b, link / 4); // the shared writer's rate, set through either stream
+    s->SetStreamCap(own, link / 4);
+    const uint64_t bytes = 1 << 20;
+    const double seg = Seconds(64 * 1024, s);
+    Time atA;
+    Time atB;
+    Time atOwn;
+    Start(s, a, bytes, &atA);
+    Start(s, b, bytes, &atB);
+    Start(s, own, bytes, &atOwn);
+    Simulator::Run();
+    // Within two segments at the writer's pace: the streams alternate on it, the first one
+    // started a turn ahead.
+    const double writerSeg = 2 * 4 * seg;
+    EXPECT_NEAR(atA.GetSeconds(), 8 * Seconds(bytes, s), writerSeg);
+    EXPECT_NEAR(atB.GetSeconds(), 8 * Seconds(bytes, s), writerSeg);
+    EXPECT_NEAR(atOwn.GetSeconds(), 4 * Seconds(bytes, s), writerSeg);
+    Simulator::Destroy();
+    // Streams of different GPUs have different writers.
+    Ptr<NvSwitch> t = MakeSwitch(3);
+    EXPECT_DEATH(t->ShareWriter(t->AddStream(0, 1), t->AddStream(1, 2)), "share a writer");
+}
+
 TEST(NvSwitch, ACongestedReceiverHoldsItsSendersBackAndTheirOtherTrafficGoesOn)
 {
     // GPUs 1, 2, 3 send 8 MiB each to GPU 0 (a third of its ingress each); GPU 1 also sends

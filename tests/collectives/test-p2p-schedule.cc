@@ -119,7 +119,7 @@ TEST(P2pSchedule, AllToAllDeliversBlockJOfRankIToRankJ)
                 for (uint64_t chunk : {1u, 16u, 64u})
                 {
                     CollectiveSchedule s(CollectiveOp::ALL_TO_ALL, n, bytes);
-                    P2pSchedule::AppendAllToAll(s, nodes, gpus, chunk);
+                    P2pSchedule::AppendAllToAll(s, P2pSchedule::OneChannel(nodes, gpus, chunk));
                     ASSERT_EQ(Check(s), "") << nodes << "x" << gpus << " " << bytes << " " << chunk;
                     for (uint32_t r = 0; r < n; ++r)
                     {
@@ -140,7 +140,7 @@ TEST(P2pSchedule, SendRecvShiftsByThePeerDistance)
         for (uint32_t shift = 1; shift < n; ++shift)
         {
             CollectiveSchedule s(CollectiveOp::SEND_RECV, n, 300);
-            P2pSchedule::AppendSendRecv(s, shift, 128);
+            P2pSchedule::AppendSendRecv(s, P2pSchedule::OneChannel(1, n, 128), shift);
             ASSERT_EQ(Check(s, shift), "") << n << " " << shift;
             // 300 bytes in chunks of 128: 128, 128, 44 per rank.
             EXPECT_EQ(s.GetTransfers().size(), 3U * n);
@@ -150,6 +150,87 @@ TEST(P2pSchedule, SendRecvShiftsByThePeerDistance)
             {
                 EXPECT_NE(Check(s, shift + 1), "") << n << " " << shift;
             }
+        }
+    }
+}
+
+TEST(P2pSchedule, StripingIsNcclsForOneH100NodeAndAcrossNodes)
+{
+    // One node of 8 x H100 (18 NVLinks, 16 search channels, so 32 run): 32 channels, 32
+    // per peer (2 x 18 = 36, at most the channels), 512 KiB steps.
+    const P2pSchedule::Striping one = P2pSchedule::GetStriping(1, 8, 32, 18, 1, 50);
+    EXPECT_EQ(one.nChannels, 32U);
+    EXPECT_EQ(one.channelsPerPeer, 32U);
+    EXPECT_EQ(one.stepBytes, P2pSchedule::NVL_CHUNK_BYTES);
+    // Per peer: at least one part per 64 KiB up to 4 (32 channels / 8 ranks), parts up to
+    // 16 MiB beyond that (addP2pToPlan): 1 KiB -> 1, 4 MiB -> 4, 128 MiB -> 8, 1 GiB -> 32.
+    EXPECT_EQ(P2pSchedule::CountParts(one, 1024), 1U);
+    EXPECT_EQ(P2pSchedule::CountParts(one, 4 << 20), 4U);
+    EXPECT_EQ(P2pSchedule::CountParts(one, 128 << 20), 8U);
+    EXPECT_EQ(P2pSchedule::CountParts(one, uint64_t(1) << 30), 32U);
+    // Round r starts at the 5-bit reversal of r: 0, 16, 8, 24, 4, 20, 12, 28; with 4 parts
+    // the 8 rounds cover the 32 channels once.
+    EXPECT_EQ(P2pSchedule::GetChannel(one, 1, 0), 16U);
+    EXPECT_EQ(P2pSchedule::GetChannel(one, 3, 2), 26U);
+    EXPECT_EQ(P2pSchedule::GetChannel(one, 7, 5), 1U); // 28 + 5 wraps around
+    std::vector<uint32_t> hits(32, 0);
+    for (uint32_t round = 0; round < 8; ++round)
+    {
+        for (uint32_t part = 0; part < 4; ++part)
+        {
+            ++hits[P2pSchedule::GetChannel(one, round, part)];
+        }
+    }
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1U), 32L);
+
+    // Two nodes of 8 with a 400G NIC per GPU (50 GB/s): per peer ceil(50 / 14) = 4 channels,
+    // 128 KiB steps; parts of 64-128 KiB.
+    const P2pSchedule::Striping two = P2pSchedule::GetStriping(2, 8, 32, 18, 1, 50);
+    EXPECT_EQ(two.nChannels, 32U);
+    EXPECT_EQ(two.channelsPerPeer, 4U);
+    EXPECT_EQ(two.stepBytes, P2pSchedule::NET_CHUNK_BYTES);
+    EXPECT_EQ(P2pSchedule::CountParts(two, 100 << 10), 2U);
+    EXPECT_EQ(P2pSchedule::CountParts(two, 1 << 20), 4U);
+    // Rounds in batches of 8: rounds 0-7 start at channel 0, 8-15 at reverse(1) = 16.
+    EXPECT_EQ(P2pSchedule::GetChannel(two, 7, 0), 0U);
+    EXPECT_EQ(P2pSchedule::GetChannel(two, 9, 1), 17U);
+    // 16 nodes: 16 batches of peers x 4 > 32 channels, so 2 per peer.
+    EXPECT_EQ(P2pSchedule::GetStriping(16, 8, 32, 18, 1, 50).channelsPerPeer, 2U);
+    // PCIe inside a node: 2 per peer, 128 KiB steps; 24 channels run as 32.
+    const P2pSchedule::Striping pcie = P2pSchedule::GetStriping(1, 4, 24, 0, 1, 50);
+    EXPECT_EQ(pcie.nChannels, 32U);
+    EXPECT_EQ(pcie.channelsPerPeer, 2U);
+    EXPECT_EQ(pcie.stepBytes, P2pSchedule::NET_CHUNK_BYTES);
+}
+
+TEST(P2pSchedule, StripedAllToAllAndSendRecvDeliverEveryByteOnTheRoundsChannels)
+{
+    for (uint32_t nodes : {1u, 2u})
+    {
+        const uint32_t gpus = 4;
+        const uint32_t n = nodes * gpus;
+        P2pSchedule::Striping striping = P2pSchedule::GetStriping(nodes, gpus, 8, 4, 1, 50);
+        striping.stepBytes = 1024; // several parts (4 KiB multiples) of several steps
+        for (uint64_t bytes : {100u, 4096u, 70000u})
+        {
+            CollectiveSchedule s(CollectiveOp::ALL_TO_ALL, n, bytes);
+            P2pSchedule::AppendAllToAll(s, striping);
+            ASSERT_EQ(Check(s), "") << nodes << " nodes, " << bytes;
+            const uint32_t parts = P2pSchedule::CountParts(striping, bytes);
+            for (const CollectiveSchedule::Transfer& t : s.GetTransfers())
+            {
+                // A transfer of round i is on one of the round's part channels.
+                bool onARoundChannel = false;
+                for (uint32_t part = 0; part < parts; ++part)
+                {
+                    onARoundChannel |= t.channel == P2pSchedule::GetChannel(striping, t.step, part);
+                }
+                EXPECT_TRUE(onARoundChannel) << t.src << "->" << t.dst << " channel " << t.channel;
+                EXPECT_LE(t.bytes, striping.stepBytes);
+            }
+            CollectiveSchedule sr(CollectiveOp::SEND_RECV, n, bytes);
+            P2pSchedule::AppendSendRecv(sr, striping, 1);
+            ASSERT_EQ(Check(sr, 1), "") << nodes << " nodes, " << bytes;
         }
     }
 }
