@@ -216,25 +216,34 @@ StepCollectiveTimer::Tuned(const StepGraph::Communicator& comm,
     c.nChannels = NcclCommunicator::DefaultChannels(gpus, gpus);
     if (PointToPoint(op))
     {
-        // NCCL does not tune P2P: its Simple ring latencies and the NIC's bandwidth.
+        // NCCL does not tune P2P: its Simple ring latencies; the blocks for other nodes leave
+        // through the NIC while those for the node's GPUs cross NVLink, at the same time, as
+        // fast as the links and the busiest P2P channel's CTA (NVLink / p2pnChannels, the
+        // packet mode's NcclCommunicator::OpConfig) let them.
         const NcclTuner::Link link = nodes > 1 ? NcclTuner::Link::NET : NcclTuner::Link::NVLINK;
-        const double nvlinkBw =
-            NcclTuner::NvlinkBwPerLink(c.generation) * NcclTuner::DefaultNvlinks(c.generation);
-        const double bw = nodes > 1 ? NcclTuner::NicBw(c.nicGbps) : nvlinkBw;
+        const uint32_t links = NcclTuner::DefaultNvlinks(c.generation);
+        const double nvlinkBw = NcclTuner::NvlinkBwPerLink(c.generation) * links * 1e9;
         const double latency =
             (NcclTuner::BaseLatencyUs(NcclAlgorithm::RING, NcclProtocol::SIMPLE) +
              NcclTuner::HwLatencyUs(link, NcclAlgorithm::RING, NcclProtocol::SIMPLE)) *
             1e-6;
-        if (op == CollectiveOp::ALL_TO_ALL && nodes > 1 && gpus > 1)
+        const bool all = op == CollectiveOp::ALL_TO_ALL;
+        // The node's peers are rounds 1 .. gpus - 1 (P2pSchedule::GetRounds: node offset 0
+        // first); a send/recv across nodes is taken as through the NIC.
+        const uint32_t nvlinkPeers = gpus < 2 ? 0 : all ? gpus - 1 : nodes > 1 ? 0 : 1;
+        const double netPeers = all ? comm.nRanks - gpus : nodes > 1 ? 1 : 0;
+        double nvlinkTime = 0;
+        if (nvlinkPeers > 0)
         {
-            // An all-to-all over nodes of several GPUs (an EP group): a GPU's blocks for the
-            // other GPUs of its node cross NVLink while those for the other nodes leave through
-            // its NIC, at the same time.
-            return latency + std::max(bytes * (comm.nRanks - gpus) / (bw * 1e9),
-                                      bytes * (gpus - 1.0) / (nvlinkBw * 1e9));
+            const P2pSchedule::Striping striping =
+                P2pSchedule::GetStriping(nodes, gpus, 2 * c.nChannels, links, 1, c.nicGbps / 8);
+            const uint64_t busiest =
+                P2pSchedule::BusiestChannelBytes(striping, 1, 1 + nvlinkPeers, bytes);
+            nvlinkTime = std::max(bytes * double(nvlinkPeers) / nvlinkBw,
+                                  busiest / (nvlinkBw / striping.nChannels));
         }
-        const double perPeer = op == CollectiveOp::ALL_TO_ALL ? bytes * (comm.nRanks - 1.0) : bytes;
-        return latency + perPeer / (bw * 1e9);
+        const double netTime = bytes * netPeers / (NcclTuner::NicBw(c.nicGbps) * 1e9);
+        return latency + std::max(nvlinkTime, netTime);
     }
     return AnalyticalCollective::Tuned(NcclTuner(c), op, bytes).seconds;
 }

@@ -54,6 +54,15 @@ ReverseBits(uint32_t x, uint32_t nBits)
     return out;
 }
 
+/// Bytes [begin, end) of one peer's part of a striping.
+std::pair<uint64_t, uint64_t>
+PartBounds(uint32_t nParts, uint32_t part, uint64_t bytes)
+{
+    const uint64_t partBytes = DivUp(DivUp(bytes, nParts), PART_ALIGN) * PART_ALIGN;
+    const uint64_t begin = std::min<uint64_t>(part * partBytes, bytes);
+    return {begin, std::min<uint64_t>(begin + partBytes, bytes)};
+}
+
 /// One peer's bytes: its parts on their channels, each in messages of the step size.
 void
 AddStriped(CollectiveSchedule& schedule,
@@ -67,11 +76,9 @@ AddStriped(CollectiveSchedule& schedule,
            uint64_t bytes)
 {
     const uint32_t nParts = P2pSchedule::CountParts(striping, bytes);
-    const uint64_t partBytes = DivUp(DivUp(bytes, nParts), PART_ALIGN) * PART_ALIGN;
     for (uint32_t part = 0; part < nParts; ++part)
     {
-        const uint64_t begin = std::min<uint64_t>(part * partBytes, bytes);
-        const uint64_t end = std::min<uint64_t>(begin + partBytes, bytes);
+        const auto [begin, end] = PartBounds(nParts, part, bytes);
         const uint32_t channel = P2pSchedule::GetChannel(striping, round, part);
         uint32_t chunk = 0;
         for (uint64_t done = begin; done < end; done += striping.stepBytes, ++chunk)
@@ -193,6 +200,25 @@ P2pSchedule::GetChannel(const Striping& striping, uint32_t round, uint32_t part)
         ++bits;
     }
     return (ReverseBits(base, bits) + part) & (striping.nChannels - 1);
+}
+
+uint64_t
+P2pSchedule::BusiestChannelBytes(const Striping& striping,
+                                 uint32_t firstRound,
+                                 uint32_t endRound,
+                                 uint64_t bytes)
+{
+    std::vector<uint64_t> load(striping.nChannels, 0);
+    const uint32_t nParts = CountParts(striping, bytes);
+    for (uint32_t round = firstRound; round < endRound; ++round)
+    {
+        for (uint32_t part = 0; part < nParts; ++part)
+        {
+            const auto [begin, end] = PartBounds(nParts, part, bytes);
+            load[GetChannel(striping, round, part)] += end - begin;
+        }
+    }
+    return *std::max_element(load.begin(), load.end());
 }
 
 std::vector<P2pSchedule::Round>

@@ -91,6 +91,15 @@ class P2pSchedule
     /// The channel of a round's part (channel.h ncclP2pChannelBaseForRound, device.h).
     static uint32_t GetChannel(const Striping& striping, uint32_t round, uint32_t part);
 
+    /**
+     * The most bytes one channel carries when a rank sends bytes to the peers of rounds
+     * [firstRound, endRound), striped as AppendAllToAll does: what its busiest CTA writes.
+     */
+    static uint64_t BusiestChannelBytes(const Striping& striping,
+                                        uint32_t firstRound,
+                                        uint32_t endRound,
+                                        uint64_t bytes);
+
     /// The rank's rounds, nNodes x gpusPerNode of them, round 0 = itself.
     static std::vector<Round> GetRounds(uint32_t nNodes, uint32_t gpusPerNode, uint32_t rank);
 

@@ -182,6 +182,10 @@ TEST(P2pSchedule, StripingIsNcclsForOneH100NodeAndAcrossNodes)
         }
     }
     EXPECT_EQ(std::count(hits.begin(), hits.end(), 1U), 32L);
+    // What the busiest CTA writes to the 7 other GPUs: one 1 MiB part at 4 MiB per peer; at
+    // 128 MiB the 7 rounds' 8 parts of 16 MiB overlap on up to 2 channels (8-11: rounds 2, 4).
+    EXPECT_EQ(P2pSchedule::BusiestChannelBytes(one, 1, 8, 4 << 20), uint64_t(1) << 20);
+    EXPECT_EQ(P2pSchedule::BusiestChannelBytes(one, 1, 8, 128 << 20), uint64_t(32) << 20);
 
     // Two nodes of 8 with a 400G NIC per GPU (50 GB/s): per peer ceil(50 / 14) = 4 channels,
     // 128 KiB steps; parts of 64-128 KiB.
