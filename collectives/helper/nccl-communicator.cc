@@ -287,11 +287,13 @@ NcclCommunicator::OpConfig(CollectiveOp op,
         // (370.8 / 32 = 11.6 GB/s on H100). Steps are fenced as the ring's slices. One H100
         // node's all-to-all measures what this predicts: 28 CTAs of one 16 MiB part each at
         // 512 MiB, 32 CTAs of seven at 4 GiB (validation/nccl-curves/h100-8gpu-alltoall.csv).
-        const NcclTuner::Config& t = m_tuner->GetConfig();
-        const uint32_t links =
-            t.nvlinksPerGpu > 0 ? t.nvlinksPerGpu : NcclTuner::DefaultNvlinks(t.generation);
-        c.kernelWireBytesPerSecond =
-            links * NcclTuner::NvlinkBwPerLink(t.generation) * 1e9 / GetP2pStriping().nChannels;
+        // The NVLink figure is the switch's (ns3::NvSwitch::GpuBandwidth), so that changing it
+        // scales the CTAs too; one GPU per node has no NVLink to bound.
+        if (!m_switches.empty())
+        {
+            c.kernelWireBytesPerSecond =
+                m_switches[0]->GetGpuBandwidth().GetBitRate() / 8.0 / GetP2pStriping().nChannels;
+        }
         c.fenceSlices = true;
     }
     if (protocol == NcclProtocol::LL && algorithm == NcclAlgorithm::RING)

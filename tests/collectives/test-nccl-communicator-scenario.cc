@@ -267,6 +267,13 @@ TEST(NcclCommunicatorScenario, AnAllToAllInsideANodeMovesEachPartAtItsCtasPace)
     // Plus 32 steps of 512 KiB, each fenced (1.4 us) and handed over (NVLink's hop).
     EXPECT_LT(us, cta * 1e6 * 1.08);
     EXPECT_NEAR(us, 1548.8, 0.05 * 1548.8);
+    // The CTAs' pace follows the switch's NVLink figure: at half of it, about twice the time.
+    Config::SetDefault("ns3::NvSwitch::GpuBandwidth", DataRateValue(DataRate(nvlink * 8 / 2)));
+    Cluster slow(1, 8, "roce");
+    NcclCommunicator half = slow.Communicator();
+    const auto h = slow.Run(half, req);
+    Config::Reset();
+    EXPECT_GT((h.end - h.start).GetSeconds() * 1e6, 1.9 * us);
 }
 
 TEST(NcclCommunicatorScenario, EveryCollectiveCompletesOnBothFabrics)
